@@ -1,0 +1,78 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Out-of-tree iSER initiator (ib_iser.ko), target (ib_isert.ko) and their
+# shared datamover core (iser_dm.ko).
+#
+#   make                 build for KDIR (default: the running kernel if its
+#                        headers are installed, else the newest Debian ones)
+#   make modules-all     build for Debian 12's 6.1 and 6.12 with W=1
+#   make sparse          sparse (C=2) on both kernels
+#   make unit            userspace unit tests (cmocka, ASan + UBSan)
+#   make fuzz            libFuzzer targets, FUZZ_SECONDS each
+#   make vm-check        end-to-end scenarios in qemu guests, both kernels
+#   make check           all of the above; installs missing packages first
+#   make demo            the main job: iSER target + login + verified I/O
+#   make install         modules into /lib/modules/<release>/updates/
+#   make checkpatch      the kernel's checkpatch.pl on every source file
+
+TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
+
+KDIR ?= $(shell \
+	if [ -d /lib/modules/$$(uname -r)/build ]; then \
+		readlink -f /lib/modules/$$(uname -r)/build; \
+	else \
+		ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -n 1; \
+	fi)
+KREL = $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' \
+	$(KDIR)/include/generated/utsrelease.h 2>/dev/null)
+FUZZ_SECONDS ?= 20
+
+.PHONY: all modules modules-all sparse unit fuzz vm-check check demo \
+	install checkpatch deps clean
+
+all: modules
+
+modules:
+	@test -n "$(KDIR)" || { echo "no kernel headers found: run 'bash scripts/deps.sh' or set KDIR=" >&2; exit 1; }
+	@$(TOP)/scripts/build-modules.sh $(KDIR)
+
+deps:
+	@$(TOP)/scripts/deps.sh
+
+modules-all:
+	@$(TOP)/scripts/for-kernels.sh build-modules --strict
+
+sparse:
+	@$(TOP)/scripts/for-kernels.sh build-modules --sparse
+
+unit:
+	@$(MAKE) -s -C $(TOP)/tests/unit run
+
+fuzz:
+	@$(MAKE) -s -C $(TOP)/tests/fuzz run FUZZ_SECONDS=$(FUZZ_SECONDS)
+
+vm-check: modules-all
+	@$(TOP)/tests/vm/vm-check.sh
+
+checkpatch:
+	@$(TOP)/scripts/checkpatch.sh
+
+check:
+	@$(TOP)/scripts/check.sh
+
+demo: deps modules-all
+	@$(TOP)/tests/vm/demo.sh
+
+install: modules
+	@test -n "$(KREL)" || { echo "cannot tell the kernel release of $(KDIR)" >&2; exit 1; }
+	install -d $(DESTDIR)/lib/modules/$(KREL)/updates
+	install -m 644 $(TOP)/build/$(KREL)/drivers/core/iser_dm.ko \
+		$(TOP)/build/$(KREL)/drivers/initiator/ib_iser.ko \
+		$(TOP)/build/$(KREL)/drivers/target/ib_isert.ko \
+		$(DESTDIR)/lib/modules/$(KREL)/updates/
+	$(if $(DESTDIR),,depmod -a $(KREL))
+
+clean:
+	rm -rf $(TOP)/build
+	@$(MAKE) -s -C $(TOP)/tests/unit clean
+	@$(MAKE) -s -C $(TOP)/tests/fuzz clean

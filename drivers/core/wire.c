@@ -1,0 +1,927 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * iSER wire layer: every byte a peer sends is judged here first.
+ *
+ * Pure functions: no allocation, no locks, no kernel objects. Byte buffers
+ * in, structs and errno out. The same file is compiled into iser_dm.ko and
+ * into the userspace unit tests and fuzzers (with tests/unit/kshim.h).
+ *
+ * Documentation/wire-protocol.md gives the rule behind each check, with its
+ * RFC 5046 section or IBTA Annex A12 compliance item.
+ */
+#ifdef __KERNEL__
+#include <linux/errno.h>
+#include <linux/export.h>
+#include <linux/kernel.h>
+#include <linux/minmax.h>
+#include <linux/string.h>
+#include <asm/byteorder.h>
+#endif
+
+#include "isdm/iser_wire.h"
+
+/* RFC 3720 5.1: key names up to 63 bytes, values up to 255 bytes. */
+#define ISDM_KEY_NAME_MAX	63
+#define ISDM_KEY_VALUE_MAX	255
+
+static inline __u32 isdm_rd_be24(const __u8 *p)
+{
+	return ((__u32)p[0] << 16) | ((__u32)p[1] << 8) | p[2];
+}
+
+static inline __u32 isdm_rd_be32(const __u8 *p)
+{
+	return ((__u32)p[0] << 24) | ((__u32)p[1] << 16) |
+	       ((__u32)p[2] << 8) | p[3];
+}
+
+static inline __u64 isdm_va(__be32 hi, __be32 lo)
+{
+	return ((__u64)be32_to_cpu(hi) << 32) | be32_to_cpu(lo);
+}
+
+/* ------------------------------------------------------------------ */
+/* CM private data and the Annex A12 negotiation                      */
+/* ------------------------------------------------------------------ */
+
+static __u8 isdm_caps_to_flags(bool zbva, bool send_inv)
+{
+	return (zbva ? 0 : ISDM_CM_ZBVA_EXC) | (send_inv ? 0 : ISDM_CM_SIE_EXC);
+}
+
+static void isdm_mode_set(struct isdm_mode *mode, bool zbva, bool send_inv)
+{
+	mode->zbva = zbva;
+	mode->send_inv = send_inv;
+	/* CA12-17: without ZBVA every control-type PDU has the 28-byte form */
+	mode->hdr_len = zbva ? ISDM_HDR_LEN_RFC : ISDM_HDR_LEN_EXT;
+	mode->peer_violation = false;
+}
+
+/**
+ * isdm_cm_req_build() - build the initiator's CM REQ private data
+ * @req: the private data to fill (%ISDM_CM_REQ_LEN bytes)
+ * @ini: what this initiator supports
+ *
+ * CA12-4, CA12-12, CA12-15: an exception bit is set for each feature the
+ * initiator lacks; every reserved bit and byte is zero.
+ */
+void isdm_cm_req_build(struct isdm_cm_req *req, const struct isdm_caps *ini)
+{
+	memset(req, 0, sizeof(*req));
+	req->flags = isdm_caps_to_flags(ini->zbva, ini->send_inv);
+}
+EXPORT_SYMBOL_GPL(isdm_cm_req_build);
+
+/**
+ * isdm_cm_req_parse() - decode the CM REQ private data on the target
+ * @buf: private data as rdma_cm delivers it (after the A11 header)
+ * @len: its length
+ * @ini: the initiator's capabilities, filled on success
+ *
+ * Reserved bits and bytes are ignored (CA12-4). The length is checked
+ * against the four bytes that carry the flags; rdma_cm pads IB REQs with
+ * zeros, so longer private data is normal.
+ *
+ * Return: 0, -ENODATA when there is no private data, -EMSGSIZE when it is
+ * shorter than the flags word.
+ */
+int isdm_cm_req_parse(const void *buf, size_t len, struct isdm_caps *ini)
+{
+	__u8 flags;
+
+	if (!buf || !len)
+		return -ENODATA;
+	if (len < ISDM_CM_MIN_LEN)
+		return -EMSGSIZE;
+	flags = *(const __u8 *)buf;
+	ini->zbva = !(flags & ISDM_CM_ZBVA_EXC);
+	ini->send_inv = !(flags & ISDM_CM_SIE_EXC);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(isdm_cm_req_parse);
+
+/**
+ * isdm_cm_negotiate_target() - the target's decision for a connection
+ * @ini: the initiator's capabilities from its REQ
+ * @tgt: the target's own capabilities
+ * @mode: the connection's mode, filled
+ * @rep: the CM REP private data, filled (%ISDM_CM_REP_LEN bytes)
+ *
+ * CA12-11, CA12-13: Send with Invalidate only if both sides support it.
+ * CA12-14, CA12-16: ZBVA only if both sides support it. CA12-17 then fixes
+ * the header form.
+ */
+void isdm_cm_negotiate_target(const struct isdm_caps *ini,
+			      const struct isdm_caps *tgt,
+			      struct isdm_mode *mode, struct isdm_cm_rep *rep)
+{
+	bool zbva = ini->zbva && tgt->zbva;
+	bool send_inv = ini->send_inv && tgt->send_inv;
+
+	isdm_mode_set(mode, zbva, send_inv);
+	memset(rep, 0, sizeof(*rep));
+	rep->flags = isdm_caps_to_flags(zbva, send_inv);
+}
+EXPORT_SYMBOL_GPL(isdm_cm_negotiate_target);
+
+/**
+ * isdm_cm_rep_parse() - the initiator's view of the target's CM REP
+ * @buf: REP private data as rdma_cm delivers it, or NULL
+ * @len: its length (0 when the target sent none, as on iWARP)
+ * @ini: what this initiator offered in its REQ
+ * @mode: the connection's mode, filled on success
+ *
+ * A feature is used only when the REP says so and the initiator offered it
+ * (CA12-8, CA12-14). A REP that grants what the REQ declined breaks
+ * CA12-13/CA12-16; the feature stays off and @mode->peer_violation is set
+ * so the caller can log it. A target that sends no private data (all
+ * zeros on IB) grants everything, and is handled the same way.
+ *
+ * Return: 0, or -EMSGSIZE when private data is present but shorter than
+ * the flags word.
+ */
+int isdm_cm_rep_parse(const void *buf, size_t len,
+		      const struct isdm_caps *ini, struct isdm_mode *mode)
+{
+	bool rep_zbva, rep_inv;
+	__u8 flags = 0;
+
+	if (buf && len) {
+		if (len < ISDM_CM_MIN_LEN)
+			return -EMSGSIZE;
+		flags = *(const __u8 *)buf;
+	}
+	rep_zbva = !(flags & ISDM_CM_ZBVA_EXC);
+	rep_inv = !(flags & ISDM_CM_SIE_EXC);
+	isdm_mode_set(mode, rep_zbva && ini->zbva, rep_inv && ini->send_inv);
+	mode->peer_violation = (rep_zbva && !ini->zbva) ||
+			       (rep_inv && !ini->send_inv);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(isdm_cm_rep_parse);
+
+/* ------------------------------------------------------------------ */
+/* Hello and HelloReply (RFC 5046 5.1.3, 9.3, 9.4, 10.1.3.2)           */
+/* ------------------------------------------------------------------ */
+
+/**
+ * isdm_hello_build() - build an iSER Hello
+ * @h: the message (%ISDM_HELLO_LEN bytes)
+ * @ird: the initiator's iSER-IRD
+ */
+void isdm_hello_build(struct isdm_hello *h, __u16 ird)
+{
+	memset(h, 0, sizeof(*h));
+	h->flags = ISDM_OP_HELLO;
+	h->max_min_ver = (ISDM_ISER_VERSION << 4) | ISDM_ISER_VERSION;
+	h->ird = cpu_to_be16(ird);
+}
+EXPORT_SYMBOL_GPL(isdm_hello_build);
+
+static int isdm_hello_len_check(const void *buf, size_t len, __u8 op)
+{
+	if (!buf || !len)
+		return -ENODATA;
+	if (len < ISDM_HELLO_LEN)
+		return -EMSGSIZE;
+	/* RFC 5046 10.1.3.3: any other length is a format error */
+	if (len > ISDM_HELLO_LEN)
+		return -E2BIG;
+	if ((*(const __u8 *)buf & ISDM_OP_MASK) != op)
+		return -EPROTO;
+	return 0;
+}
+
+/**
+ * isdm_hello_parse() - decode a Hello received by the target
+ * @buf: the received message
+ * @len: its length
+ * @max_ver: the initiator's MaxVer, filled
+ * @min_ver: the initiator's MinVer, filled
+ * @ird: the initiator's iSER-IRD, filled
+ *
+ * Return: 0; -ENODATA, -EMSGSIZE or -E2BIG when the length is not 12;
+ * -EPROTO when the opcode is not Hello; -EBADMSG when MinVer > MaxVer.
+ */
+int isdm_hello_parse(const void *buf, size_t len, __u8 *max_ver,
+		     __u8 *min_ver, __u16 *ird)
+{
+	struct isdm_hello h;
+	int ret;
+
+	ret = isdm_hello_len_check(buf, len, ISDM_OP_HELLO);
+	if (ret)
+		return ret;
+	memcpy(&h, buf, sizeof(h));
+	if ((h.max_min_ver & 0x0f) > (h.max_min_ver >> 4))
+		return -EBADMSG;
+	*max_ver = h.max_min_ver >> 4;
+	*min_ver = h.max_min_ver & 0x0f;
+	*ird = be16_to_cpu(h.ird);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(isdm_hello_parse);
+
+/**
+ * isdm_hello_answer() - the target's answer to a valid Hello
+ * @max_ver: the initiator's MaxVer
+ * @min_ver: the initiator's MinVer
+ * @ird: the initiator's iSER-IRD
+ * @target_ord: the target's ORD from the CM exchange
+ * @res: the answer, filled
+ *
+ * RFC 5046 5.1.3: iSER-ORD = min(target ORD, iSER-IRD). The connection is
+ * rejected when the versions do not overlap, or when the initiator offers
+ * RDMA Read resources (iSER-IRD > 0) and the target has none (ORD = 0).
+ */
+void isdm_hello_answer(__u8 max_ver, __u8 min_ver, __u16 ird,
+		       __u16 target_ord, struct isdm_hello_result *res)
+{
+	bool overlap = min_ver <= ISDM_ISER_VERSION &&
+		       max_ver >= ISDM_ISER_VERSION;
+
+	res->cur_ver = overlap ? ISDM_ISER_VERSION : 0;
+	res->ord = min(target_ord, ird);
+	res->reject = !overlap || (ird > 0 && target_ord == 0);
+}
+EXPORT_SYMBOL_GPL(isdm_hello_answer);
+
+/**
+ * isdm_hello_reply_build() - build a HelloReply
+ * @r: the message (%ISDM_HELLO_LEN bytes)
+ * @res: the answer from isdm_hello_answer()
+ */
+void isdm_hello_reply_build(struct isdm_hello_reply *r,
+			    const struct isdm_hello_result *res)
+{
+	memset(r, 0, sizeof(*r));
+	r->flags = ISDM_OP_HELLO_REPLY | (res->reject ? ISDM_HELLO_REPLY_REJ : 0);
+	r->max_cur_ver = (ISDM_ISER_VERSION << 4) | (res->cur_ver & 0x0f);
+	r->ord = cpu_to_be16(res->ord);
+}
+EXPORT_SYMBOL_GPL(isdm_hello_reply_build);
+
+/**
+ * isdm_hello_reply_parse() - decode a HelloReply received by the initiator
+ * @buf: the received message
+ * @len: its length
+ * @res: the target's answer, filled on success
+ *
+ * Return: 0 (also for a reject: check @res->reject); -ENODATA, -EMSGSIZE or
+ * -E2BIG when the length is not 12; -EPROTO when the opcode is not
+ * HelloReply; -ERANGE when an accepting reply names a version other than 1.
+ */
+int isdm_hello_reply_parse(const void *buf, size_t len,
+			   struct isdm_hello_result *res)
+{
+	struct isdm_hello_reply r;
+	int ret;
+
+	ret = isdm_hello_len_check(buf, len, ISDM_OP_HELLO_REPLY);
+	if (ret)
+		return ret;
+	memcpy(&r, buf, sizeof(r));
+	res->reject = r.flags & ISDM_HELLO_REPLY_REJ;
+	res->cur_ver = r.max_cur_ver & 0x0f;
+	res->ord = be16_to_cpu(r.ord);
+	if (!res->reject && res->cur_ver != ISDM_ISER_VERSION)
+		return -ERANGE;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(isdm_hello_reply_parse);
+
+/* ------------------------------------------------------------------ */
+/* Control-type PDUs (RFC 5046 9.1, 9.2; Annex A12 table 4)           */
+/* ------------------------------------------------------------------ */
+
+/**
+ * isdm_hdr_build() - write the iSER header of a control-type PDU
+ * @buf: where the header goes
+ * @len: room at @buf
+ * @mode: the connection's mode (header form)
+ * @st: STags to advertise, or NULL for none
+ *
+ * A STag whose valid bit is clear is written as zero (RFC 5046 9.2). In
+ * the 12-byte form no address is carried: with ZBVA the tagged offset is
+ * the buffer offset.
+ *
+ * Return: the header length, -ENOBUFS when @len is too small, -EINVAL
+ * when @mode has no header form or a ZBVA header is asked to carry an
+ * address.
+ */
+int isdm_hdr_build(void *buf, size_t len, const struct isdm_mode *mode,
+		   const struct isdm_stags *st)
+{
+	static const struct isdm_stags none;
+	__u8 flags = ISDM_OP_CTRL;
+
+	if (!st)
+		st = &none;
+	if (mode->hdr_len != ISDM_HDR_LEN_RFC &&
+	    mode->hdr_len != ISDM_HDR_LEN_EXT)
+		return -EINVAL;
+	if (len < mode->hdr_len)
+		return -ENOBUFS;
+	if (st->wsv)
+		flags |= ISDM_CTRL_WSV;
+	if (st->rsv)
+		flags |= ISDM_CTRL_RSV;
+
+	if (mode->hdr_len == ISDM_HDR_LEN_RFC) {
+		struct isdm_hdr_rfc h = { .flags = flags };
+
+		if ((st->wsv && st->write_va) || (st->rsv && st->read_va))
+			return -EINVAL;
+		if (st->wsv)
+			h.write_stag = cpu_to_be32(st->write_stag);
+		if (st->rsv)
+			h.read_stag = cpu_to_be32(st->read_stag);
+		memcpy(buf, &h, sizeof(h));
+	} else {
+		struct isdm_hdr_ext h = { .flags = flags };
+
+		if (st->wsv) {
+			h.write_stag = cpu_to_be32(st->write_stag);
+			h.write_va_hi = cpu_to_be32(st->write_va >> 32);
+			h.write_va_lo = cpu_to_be32((__u32)st->write_va);
+		}
+		if (st->rsv) {
+			h.read_stag = cpu_to_be32(st->read_stag);
+			h.read_va_hi = cpu_to_be32(st->read_va >> 32);
+			h.read_va_lo = cpu_to_be32((__u32)st->read_va);
+		}
+		memcpy(buf, &h, sizeof(h));
+	}
+	return mode->hdr_len;
+}
+EXPORT_SYMBOL_GPL(isdm_hdr_build);
+
+/**
+ * isdm_msg_kind() - what kind of iSER message a receive buffer holds
+ * @buf: the received bytes
+ * @len: how many
+ *
+ * Return: an &enum isdm_msg, -ENODATA for an empty message, -EPROTO for a
+ * reserved iSER opcode (RFC 5046 9.1).
+ */
+int isdm_msg_kind(const void *buf, size_t len)
+{
+	if (!buf || !len)
+		return -ENODATA;
+	switch (*(const __u8 *)buf & ISDM_OP_MASK) {
+	case ISDM_OP_CTRL:
+		return ISDM_MSG_PDU;
+	case ISDM_OP_HELLO:
+		return ISDM_MSG_HELLO;
+	case ISDM_OP_HELLO_REPLY:
+		return ISDM_MSG_HELLO_REPLY;
+	default:
+		return -EPROTO;
+	}
+}
+EXPORT_SYMBOL_GPL(isdm_msg_kind);
+
+static void isdm_hdr_stags(const void *buf, const struct isdm_mode *mode,
+			   struct isdm_stags *st)
+{
+	__u8 flags = *(const __u8 *)buf;
+
+	memset(st, 0, sizeof(*st));
+	st->wsv = flags & ISDM_CTRL_WSV;
+	st->rsv = flags & ISDM_CTRL_RSV;
+	/* a field whose valid bit is clear is ignored (RFC 5046 9.2) */
+	if (mode->hdr_len == ISDM_HDR_LEN_RFC) {
+		struct isdm_hdr_rfc h;
+
+		memcpy(&h, buf, sizeof(h));
+		if (st->wsv)
+			st->write_stag = be32_to_cpu(h.write_stag);
+		if (st->rsv)
+			st->read_stag = be32_to_cpu(h.read_stag);
+	} else {
+		struct isdm_hdr_ext h;
+
+		memcpy(&h, buf, sizeof(h));
+		if (st->wsv) {
+			st->write_stag = be32_to_cpu(h.write_stag);
+			st->write_va = isdm_va(h.write_va_hi, h.write_va_lo);
+		}
+		if (st->rsv) {
+			st->read_stag = be32_to_cpu(h.read_stag);
+			st->read_va = isdm_va(h.read_va_hi, h.read_va_lo);
+		}
+	}
+}
+
+/* Is @opcode one the peer of @role may send at all? */
+static bool isdm_opcode_from_peer(__u8 opcode, enum isdm_role role)
+{
+	if (role == ISDM_ROLE_TARGET)
+		return opcode <= ISDM_OP_LOGOUT_REQ || opcode == ISDM_OP_SNACK;
+	switch (opcode) {
+	case ISDM_OP_NOP_IN ... ISDM_OP_LOGOUT_RSP:
+	case ISDM_OP_R2T:
+	case ISDM_OP_ASYNC:
+	case ISDM_OP_REJECT:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/**
+ * isdm_rx_parse() - validate a received control-type PDU
+ * @buf: the received bytes (iSER header first)
+ * @len: how many bytes the receive completion reported
+ * @mode: the connection's mode (header form)
+ * @role: our side; the peer's opcodes are the other side's
+ * @phase: Login Phase or Full Feature Phase
+ * @max_data_len: the largest data segment we accept (our RecvDataSegmentLength)
+ * @pdu: the decoded PDU, filled on success
+ *
+ * Checks, in order: the length covers the iSER header and the BHS; the
+ * iSER opcode is control-type; the iSCSI opcode is one the peer sends; it
+ * is not forbidden with iSER (SNACK; Data-In and R2T travel as RDMA
+ * operations, never as Sends); it is allowed in @phase; the data segment
+ * fits @max_data_len; the received length covers the AHS and the data
+ * segment and exceeds them by no more than the padding to 4 bytes.
+ *
+ * Return: 0 or a distinct negative errno for each malformation:
+ * -ENODATA empty, -EMSGSIZE shorter than iSER header + BHS, -EPROTO not a
+ * control-type iSER message, -EOPNOTSUPP opcode the peer never sends,
+ * -EPROTOTYPE PDU that iSER forbids in a Send, -EPERM PDU not allowed in
+ * this phase, -E2BIG data segment above @max_data_len, -EOVERFLOW fewer
+ * bytes than AHS and data segment need, -EBADMSG bytes past the padding.
+ */
+int isdm_rx_parse(const void *buf, size_t len, const struct isdm_mode *mode,
+		  enum isdm_role role, enum isdm_phase phase,
+		  __u32 max_data_len, struct isdm_rx_pdu *pdu)
+{
+	const __u8 *p = buf;
+	const __u8 *bhs;
+	size_t need, padded;
+	bool login, in_login;
+	__u8 opcode;
+
+	if (!buf || !len)
+		return -ENODATA;
+	if (len < (size_t)mode->hdr_len + ISDM_BHS_LEN)
+		return -EMSGSIZE;
+	if ((p[0] & ISDM_OP_MASK) != ISDM_OP_CTRL)
+		return -EPROTO;
+
+	bhs = p + mode->hdr_len;
+	opcode = bhs[0] & ISDM_BHS_OPCODE_MASK;
+	if (!isdm_opcode_from_peer(opcode, role))
+		return -EOPNOTSUPP;
+	if (isdm_pdu_classify(opcode) == ISDM_PDU_FORBIDDEN ||
+	    isdm_pdu_classify(opcode) == ISDM_PDU_DATA)
+		return -EPROTOTYPE;
+	login = opcode == ISDM_OP_LOGIN_REQ || opcode == ISDM_OP_LOGIN_RSP;
+	in_login = phase == ISDM_PHASE_LOGIN;
+	if (login != in_login)
+		return -EPERM;
+
+	pdu->opcode = opcode;
+	pdu->bhs_off = mode->hdr_len;
+	pdu->ahs_len = (__u32)bhs[4] * 4;
+	pdu->data_len = isdm_rd_be24(bhs + 5);
+	pdu->data_off = pdu->bhs_off + ISDM_BHS_LEN + pdu->ahs_len;
+	if (pdu->data_len > max_data_len)
+		return -E2BIG;
+	need = (size_t)pdu->data_off + pdu->data_len;
+	padded = (size_t)pdu->data_off + ((pdu->data_len + 3) & ~3u);
+	if (len < need)
+		return -EOVERFLOW;
+	if (len > padded)
+		return -EBADMSG;
+	isdm_hdr_stags(buf, mode, &pdu->stags);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(isdm_rx_parse);
+
+/**
+ * isdm_check_cmd_stags() - check a SCSI Command's STags against its direction
+ * @bhs: the command's BHS (%ISDM_BHS_LEN bytes)
+ * @st: the STags from its iSER header
+ * @unsol_len: bytes of the write data that arrive unsolicited (immediate
+ *	data plus unsolicited Data-Out), as the session's keys allow
+ *
+ * RFC 5046 7.3.1, 9.2: a read needs a Read STag, a write whose data is not
+ * all unsolicited needs a Write STag, and a command advertises no STag for
+ * a direction it does not have.
+ *
+ * Return: 0; -EINVAL when @bhs is not a SCSI Command; -EBADMSG when a STag
+ * is advertised for a direction the command lacks; -ENOKEY when a STag the
+ * transfer needs is missing; -EOVERFLOW when @unsol_len exceeds the
+ * expected data transfer length.
+ */
+int isdm_check_cmd_stags(const void *bhs, const struct isdm_stags *st,
+			 __u32 unsol_len)
+{
+	const __u8 *b = bhs;
+	bool rd, wr;
+	__u32 edtl;
+
+	if ((b[0] & ISDM_BHS_OPCODE_MASK) != ISDM_OP_SCSI_CMD)
+		return -EINVAL;
+	rd = b[1] & ISDM_BHS_CMD_READ;
+	wr = b[1] & ISDM_BHS_CMD_WRITE;
+	edtl = isdm_rd_be32(b + 20);
+
+	if ((st->rsv && !rd) || (st->wsv && !wr))
+		return -EBADMSG;
+	if (wr && unsol_len > edtl)
+		return -EOVERFLOW;
+	if (rd && !wr && edtl && !st->rsv)
+		return -ENOKEY;
+	if (rd && wr && !st->rsv)
+		return -ENOKEY;
+	if (wr && edtl > unsol_len && !st->wsv)
+		return -ENOKEY;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(isdm_check_cmd_stags);
+
+/**
+ * isdm_pdu_classify() - RFC 5046 7.1/7.2 type of an iSCSI PDU
+ * @opcode: iSCSI opcode (BHS byte 0, low 6 bits)
+ *
+ * Return: an &enum isdm_pdu_class, or -EOPNOTSUPP for an unknown opcode.
+ */
+int isdm_pdu_classify(__u8 opcode)
+{
+	switch (opcode) {
+	case ISDM_OP_DATA_IN:
+	case ISDM_OP_R2T:
+		return ISDM_PDU_DATA;
+	case ISDM_OP_LOGIN_REQ:
+	case ISDM_OP_LOGIN_RSP:
+		return ISDM_PDU_LOGIN;
+	case ISDM_OP_SNACK:
+		return ISDM_PDU_FORBIDDEN;
+	case ISDM_OP_NOP_OUT:
+	case ISDM_OP_SCSI_CMD:
+	case ISDM_OP_TMF_REQ:
+	case ISDM_OP_TEXT_REQ:
+	case ISDM_OP_DATA_OUT:
+	case ISDM_OP_LOGOUT_REQ:
+	case ISDM_OP_NOP_IN:
+	case ISDM_OP_SCSI_RSP:
+	case ISDM_OP_TMF_RSP:
+	case ISDM_OP_TEXT_RSP:
+	case ISDM_OP_LOGOUT_RSP:
+	case ISDM_OP_ASYNC:
+	case ISDM_OP_REJECT:
+		return ISDM_PDU_CONTROL;
+	default:
+		return -EOPNOTSUPP;
+	}
+}
+EXPORT_SYMBOL_GPL(isdm_pdu_classify);
+
+/**
+ * isdm_send_op() - which Send-type message carries an outgoing PDU
+ * @bhs: the PDU's BHS (%ISDM_BHS_LEN bytes)
+ * @adv: for a SCSI Response, the STags its command advertised; else NULL
+ * @mode: the connection's mode
+ * @op: the answer, filled on success
+ *
+ * RFC 5046 7.3: SCSI Response with SendInvSE of the Read STag, else of the
+ * Write STag, else SendSE; unsolicited Data-Out with Send (F=0) or SendSE
+ * (F=1); every other control-type PDU with SendSE. Annex A12 CA12-11: when
+ * Send with Invalidate was not negotiated, SendSE replaces SendInvSE (the
+ * initiator then invalidates locally). Login PDUs, which RFC 5046 4.1
+ * leaves to the transport, go as SendSE as well.
+ *
+ * Return: 0, -EPROTOTYPE for a data-type or forbidden PDU (never a Send),
+ * -EOPNOTSUPP for an unknown opcode.
+ */
+int isdm_send_op(const void *bhs, const struct isdm_stags *adv,
+		 const struct isdm_mode *mode, struct isdm_send_op *op)
+{
+	const __u8 *b = bhs;
+	__u8 opcode = b[0] & ISDM_BHS_OPCODE_MASK;
+	int cls = isdm_pdu_classify(opcode);
+
+	if (cls < 0)
+		return cls;
+	if (cls == ISDM_PDU_DATA || cls == ISDM_PDU_FORBIDDEN)
+		return -EPROTOTYPE;
+
+	op->kind = ISDM_SEND_SE;
+	op->inv_stag = 0;
+	if (opcode == ISDM_OP_DATA_OUT && !(b[1] & ISDM_BHS_FINAL)) {
+		op->kind = ISDM_SEND;
+	} else if (opcode == ISDM_OP_SCSI_RSP && adv && mode->send_inv &&
+		   (adv->rsv || adv->wsv)) {
+		op->kind = ISDM_SEND_INV_SE;
+		op->inv_stag = adv->rsv ? adv->read_stag : adv->write_stag;
+	}
+	return 0;
+}
+EXPORT_SYMBOL_GPL(isdm_send_op);
+
+/* ------------------------------------------------------------------ */
+/* Login keys (RFC 5046 section 6)                                    */
+/* ------------------------------------------------------------------ */
+
+static const struct {
+	const char *name;
+	enum isdm_key key;
+} isdm_keys[] = {
+	{ "RDMAExtensions", ISDM_KEY_RDMA_EXTENSIONS },
+	{ "TargetRecvDataSegmentLength", ISDM_KEY_TRDSL },
+	{ "InitiatorRecvDataSegmentLength", ISDM_KEY_IRDSL },
+	{ "MaxOutstandingUnexpectedPDUs", ISDM_KEY_MOUP },
+	{ "HeaderDigest", ISDM_KEY_HEADER_DIGEST },
+	{ "DataDigest", ISDM_KEY_DATA_DIGEST },
+	{ "OFMarker", ISDM_KEY_OF_MARKER },
+	{ "IFMarker", ISDM_KEY_IF_MARKER },
+	{ "OFMarkInt", ISDM_KEY_OF_MARK_INT },
+	{ "IFMarkInt", ISDM_KEY_IF_MARK_INT },
+	{ "MaxRecvDataSegmentLength", ISDM_KEY_MRDSL },
+};
+
+static bool isdm_str_eq(const char *s, size_t len, const char *lit)
+{
+	size_t n = strlen(lit);
+
+	return len == n && !memcmp(s, lit, n);
+}
+
+/**
+ * isdm_key_lookup() - which iSER-relevant key a key name is
+ * @name: the key name (not necessarily NUL-terminated)
+ * @len: its length
+ *
+ * Key names are case-sensitive (RFC 3720 5.1).
+ *
+ * Return: the key, or %ISDM_KEY_UNKNOWN.
+ */
+enum isdm_key isdm_key_lookup(const char *name, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(isdm_keys); i++)
+		if (isdm_str_eq(name, len, isdm_keys[i].name))
+			return isdm_keys[i].key;
+	return ISDM_KEY_UNKNOWN;
+}
+EXPORT_SYMBOL_GPL(isdm_key_lookup);
+
+/* RFC 3720 5.1: decimal or 0x-hex numbers, no sign, no empty value. */
+static int isdm_parse_number(const char *s, size_t len, __u64 *out)
+{
+	unsigned int base = 10;
+	__u64 v = 0;
+	size_t i = 0;
+
+	if (len >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		i = 2;
+	}
+	if (i == len)
+		return -EINVAL;
+	for (; i < len; i++) {
+		unsigned int d;
+		char c = s[i];
+
+		if (c >= '0' && c <= '9')
+			d = c - '0';
+		else if (base == 16 && c >= 'a' && c <= 'f')
+			d = c - 'a' + 10;
+		else if (base == 16 && c >= 'A' && c <= 'F')
+			d = c - 'A' + 10;
+		else
+			return -EINVAL;
+		if (v > (~(__u64)0 - d) / base)
+			return -ERANGE;
+		v = v * base + d;
+	}
+	*out = v;
+	return 0;
+}
+
+static int isdm_parse_bool(const char *s, size_t len, __u64 *out)
+{
+	if (isdm_str_eq(s, len, "Yes"))
+		*out = 1;
+	else if (isdm_str_eq(s, len, "No"))
+		*out = 0;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+/* HeaderDigest/DataDigest: a list of None and CRC32C; bit 0 None, bit 1 CRC32C */
+static int isdm_parse_digest(const char *s, size_t len, __u64 *out)
+{
+	size_t start = 0, i;
+
+	*out = 0;
+	for (i = 0; i <= len; i++) {
+		if (i < len && s[i] != ',')
+			continue;
+		if (isdm_str_eq(s + start, i - start, "None"))
+			*out |= 1;
+		else if (isdm_str_eq(s + start, i - start, "CRC32C"))
+			*out |= 2;
+		else
+			return -EINVAL;
+		start = i + 1;
+	}
+	return 0;
+}
+
+/* OFMarkInt/IFMarkInt: "a~b" or a single value, 1..65535 (RFC 3720 A.3.2) */
+static int isdm_parse_mark_int(const char *s, size_t len, __u64 *out)
+{
+	const char *tilde = memchr(s, '~', len);
+	__u64 lo, hi;
+	int ret;
+
+	if (!tilde) {
+		ret = isdm_parse_number(s, len, &lo);
+		hi = lo;
+	} else {
+		ret = isdm_parse_number(s, tilde - s, &lo);
+		if (!ret)
+			ret = isdm_parse_number(tilde + 1,
+						len - (tilde - s) - 1, &hi);
+	}
+	if (ret)
+		return ret;
+	if (lo < 1 || hi > 65535 || lo > hi)
+		return -ERANGE;
+	*out = (hi << 16) | lo;
+	return 0;
+}
+
+/**
+ * isdm_key_parse() - validate the value of an iSER-relevant key
+ * @key: the key, from isdm_key_lookup()
+ * @val: its value (not necessarily NUL-terminated)
+ * @len: the value's length
+ * @out: the parsed value, filled on success
+ *
+ * RDMAExtensions, OFMarker, IFMarker: Yes (1) or No (0).
+ * TargetRecvDataSegmentLength, InitiatorRecvDataSegmentLength,
+ * MaxRecvDataSegmentLength: 512 to 2^24-1. MaxOutstandingUnexpectedPDUs: 0
+ * (no limit) or 2 to 2^32-1. Digests: a list of None (bit 0) and CRC32C
+ * (bit 1). Marker intervals: 1 to 65535, as "lo~hi" (@out = hi << 16 | lo).
+ *
+ * Return: 0; -ENOENT for %ISDM_KEY_UNKNOWN; -ENOMSG for the special values
+ * Reject, Irrelevant and NotUnderstood; -E2BIG for a value over 255 bytes;
+ * -EINVAL for a malformed value; -ERANGE for a number out of range.
+ */
+int isdm_key_parse(enum isdm_key key, const char *val, size_t len,
+		   __u64 *out)
+{
+	__u64 v;
+	int ret;
+
+	if (key == ISDM_KEY_UNKNOWN)
+		return -ENOENT;
+	if (len > ISDM_KEY_VALUE_MAX)
+		return -E2BIG;
+	if (isdm_str_eq(val, len, "Reject") ||
+	    isdm_str_eq(val, len, "Irrelevant") ||
+	    isdm_str_eq(val, len, "NotUnderstood"))
+		return -ENOMSG;
+
+	switch (key) {
+	case ISDM_KEY_RDMA_EXTENSIONS:
+	case ISDM_KEY_OF_MARKER:
+	case ISDM_KEY_IF_MARKER:
+		return isdm_parse_bool(val, len, out);
+	case ISDM_KEY_HEADER_DIGEST:
+	case ISDM_KEY_DATA_DIGEST:
+		return isdm_parse_digest(val, len, out);
+	case ISDM_KEY_OF_MARK_INT:
+	case ISDM_KEY_IF_MARK_INT:
+		return isdm_parse_mark_int(val, len, out);
+	case ISDM_KEY_TRDSL:
+	case ISDM_KEY_IRDSL:
+	case ISDM_KEY_MRDSL:
+		ret = isdm_parse_number(val, len, &v);
+		if (ret)
+			return ret;
+		if (v < ISDM_RDSL_MIN || v > ISDM_RDSL_MAX)
+			return -ERANGE;
+		*out = v;
+		return 0;
+	case ISDM_KEY_MOUP:
+		ret = isdm_parse_number(val, len, &v);
+		if (ret)
+			return ret;
+		if (v == 1 || v > 0xffffffffULL)
+			return -ERANGE;
+		*out = v;
+		return 0;
+	default:
+		return -ENOENT;
+	}
+}
+EXPORT_SYMBOL_GPL(isdm_key_parse);
+
+/**
+ * isdm_key_irrelevant() - is a key irrelevant in a session (RFC 5046 6)
+ * @key: the key
+ * @rdma_ext: RDMAExtensions was negotiated to Yes
+ * @discovery: the session is a discovery session
+ *
+ * RDMAExtensions is irrelevant in a discovery session (6.3). The three iSER
+ * keys are irrelevant unless RDMAExtensions=Yes (6.4, 6.5, 6.7). With
+ * RDMAExtensions=Yes, digests are None and markers No whatever was said
+ * (6.1, 6.6), and MaxRecvDataSegmentLength is derived from the iSER data
+ * segment lengths (6.2).
+ *
+ * Return: true if the key's value must be treated as irrelevant.
+ */
+bool isdm_key_irrelevant(enum isdm_key key, bool rdma_ext, bool discovery)
+{
+	switch (key) {
+	case ISDM_KEY_RDMA_EXTENSIONS:
+		return discovery;
+	case ISDM_KEY_TRDSL:
+	case ISDM_KEY_IRDSL:
+	case ISDM_KEY_MOUP:
+		return discovery || !rdma_ext;
+	case ISDM_KEY_HEADER_DIGEST:
+	case ISDM_KEY_DATA_DIGEST:
+	case ISDM_KEY_OF_MARKER:
+	case ISDM_KEY_IF_MARKER:
+	case ISDM_KEY_OF_MARK_INT:
+	case ISDM_KEY_IF_MARK_INT:
+	case ISDM_KEY_MRDSL:
+		return rdma_ext && !discovery;
+	default:
+		return false;
+	}
+}
+EXPORT_SYMBOL_GPL(isdm_key_irrelevant);
+
+static bool isdm_key_char_ok(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '+' ||
+	       c == '@' || c == '_';
+}
+
+/**
+ * isdm_text_next() - next key=value pair of a Login/Text data segment
+ * @buf: the data segment
+ * @len: its length
+ * @pos: where to start; advanced past the pair on success
+ * @key: the key name, filled
+ * @key_len: its length, filled
+ * @val: the value, filled
+ * @val_len: its length, filled
+ *
+ * Pairs are NUL-terminated (RFC 3720 5.1); empty records (padding) are
+ * skipped. Key names are up to 63 characters of letters, digits and
+ * ".-+@_"; values up to 255 bytes.
+ *
+ * Return: 1 when a pair was found, 0 at the end, or -EBADMSG for a pair
+ * without its NUL terminator, -EINVAL for a pair without '=' or with an
+ * empty name, -ENAMETOOLONG for a long name, -EILSEQ for a bad character
+ * in the name, -E2BIG for a long value.
+ */
+int isdm_text_next(const char *buf, size_t len, size_t *pos,
+		   const char **key, size_t *key_len,
+		   const char **val, size_t *val_len)
+{
+	const char *rec, *nul, *eq;
+	size_t i, klen;
+
+	while (*pos < len && buf[*pos] == '\0')
+		(*pos)++;
+	if (*pos >= len)
+		return 0;
+
+	rec = buf + *pos;
+	nul = memchr(rec, '\0', len - *pos);
+	if (!nul)
+		return -EBADMSG;
+	eq = memchr(rec, '=', nul - rec);
+	if (!eq || eq == rec)
+		return -EINVAL;
+	klen = eq - rec;
+	if (klen > ISDM_KEY_NAME_MAX)
+		return -ENAMETOOLONG;
+	for (i = 0; i < klen; i++)
+		if (!isdm_key_char_ok(rec[i]))
+			return -EILSEQ;
+	if ((size_t)(nul - eq - 1) > ISDM_KEY_VALUE_MAX)
+		return -E2BIG;
+
+	*key = rec;
+	*key_len = klen;
+	*val = eq + 1;
+	*val_len = nul - eq - 1;
+	*pos = nul - buf + 1;
+	return 1;
+}
+EXPORT_SYMBOL_GPL(isdm_text_next);

@@ -1,0 +1,465 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Guest library of the test rig: soft-RoCE on a veth pair, LIO through
+# targetcli, open-iscsi over iSER, fio with verification, module selection
+# per role and teardown.  Sourced by guest/run-job.sh and guest/run-one.sh,
+# and so available to every scenario in tests/vm/scenarios/.
+#
+# Environment of a scenario (set by run-one.sh):
+#   VM_SCEN_DIR   per-scenario result directory (in the repository share)
+#   VM_INITIATOR  ours | intree    VM_TARGET  ours | intree
+#   VM_MODDIR     where our .ko files are (build/<release>)
+
+VM_GUEST_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+VM_REPO=$(cd "$VM_GUEST_DIR/../../.." && pwd)
+VM_REL=$(uname -r)
+VM_MODDIR=${ISER_VM_MODDIR:-$VM_REPO/build/$VM_REL}
+
+VM_TGT_IP=192.168.77.1
+VM_INI_IP=192.168.77.2
+VM_ISER_PORT=3260
+VM_TCP_PORT=3261
+VM_TARGET_IQN=iqn.2003-01.org.linux-iscsi.iser-vm:tgt0
+VM_INITIATOR_IQN=iqn.2004-10.org.debian:iser-vm-initiator
+VM_LUN_SIZE=64M
+
+# our modules: name -> path below $VM_MODDIR
+declare -A VM_OURS=(
+	[iser_dm]=drivers/core/iser_dm.ko
+	[ib_iser]=drivers/initiator/ib_iser.ko
+	[ib_isert]=drivers/target/ib_isert.ko
+)
+
+# kernel log lines that fail a scenario
+VM_BAD_KLOG='WARNING:|(^|[^A-Za-z_])BUG([^A-Za-z_]|$)|Oops|refcount_t|lockdep|KASAN|UBSAN|hung task|blocked for more than|Call Trace|general protection fault|Kernel panic|list_(add|del) corruption|stack-protector|kernel BUG'
+
+vm_log() {
+	echo "[$(date +%T)] $*"
+}
+
+# vm_progress TEXT: a line for the host (shown by demo.sh).
+vm_progress() {
+	vm_log "$*"
+	echo "@@ MSG $*" >/dev/ttyS1
+}
+
+# vm_fail REASON: end the scenario with FAIL and REASON.
+vm_fail() {
+	vm_log "FAIL: $*"
+	[ -n "${VM_SCEN_DIR:-}" ] && echo "$*" >"$VM_SCEN_DIR/reason"
+	exit 1
+}
+
+# vm_run CMD...: run and log a command; its status is returned.
+vm_run() {
+	vm_log "+ $*"
+	"$@"
+}
+
+# vm_must CMD...: run a command, fail the scenario if it fails.
+vm_must() {
+	vm_run "$@" || vm_fail "command failed (status $?): $*"
+}
+
+# vm_wait SECONDS CMD...: retry CMD once per 0.5 s until it succeeds.
+vm_wait() {
+	local n=$(($1 * 2))
+	shift
+	while [ "$n" -gt 0 ]; do
+		"$@" >/dev/null 2>&1 && return 0
+		sleep 0.5
+		n=$((n - 1))
+	done
+	return 1
+}
+
+vm_kmsg() {
+	echo "$*" >/dev/kmsg
+}
+
+# ---------------------------------------------------------------------------
+# once per boot
+
+vm_guest_init() {
+	local f
+	echo 45 >/proc/sys/kernel/hung_task_timeout_secs 2>/dev/null
+	echo 8 >/proc/sys/kernel/printk 2>/dev/null
+	modprobe configfs || return 1
+	mountpoint -q /sys/kernel/config ||
+		mount -t configfs configfs /sys/kernel/config || return 1
+	mkdir -p /etc/target /run/dbus /var/run /etc/iscsi /root
+	rm -rf /etc/target/* /root/.targetcli
+	# D-Bus: targetcli fails with a Gio "Could not connect" error without it
+	dbus-daemon --system --fork || return 1
+	echo "InitiatorName=$VM_INITIATOR_IQN" >/etc/iscsi/initiatorname.iscsi
+	# no stale records from the host's own open-iscsi state
+	for f in nodes send_targets ifaces; do
+		rm -rf "/etc/iscsi/$f" "/var/lib/iscsi/$f"
+	done
+	mkdir -p /etc/iscsi/nodes /etc/iscsi/send_targets
+	targetcli set global auto_add_default_portal=false \
+		auto_save_on_exit=false auto_use_daemon=false >/dev/null || return 1
+	return 0
+}
+
+# ---------------------------------------------------------------------------
+# modules
+
+# vm_ours_path NAME: the .ko file of our module NAME.
+vm_ours_path() {
+	echo "$VM_MODDIR/${VM_OURS[$1]}"
+}
+
+vm_loaded() {
+	[ -d "/sys/module/$1" ]
+}
+
+# vm_insmod_ours NAME: load our module NAME from the build tree, after the
+# modules it depends on (ours by insmod, in-tree ones by modprobe).
+vm_insmod_ours() {
+	local name=$1 ko dep want have
+	ko=$(vm_ours_path "$name")
+	[ -f "$ko" ] || vm_fail "our $name is not built: $ko is missing (run 'make modules' for $VM_REL)"
+	want=$(modinfo -F srcversion "$ko" 2>/dev/null)
+	if vm_loaded "$name"; then
+		have=$(cat "/sys/module/$name/srcversion" 2>/dev/null)
+		[ -n "$want" ] && [ "$have" = "$want" ] && return 0
+		vm_fail "a different $name is already loaded (srcversion '$have', ours '$want')"
+	fi
+	for dep in $(modinfo -F depends "$ko" | tr ',' ' '); do
+		vm_loaded "$dep" && continue
+		if [ -n "${VM_OURS[$dep]:-}" ]; then
+			vm_insmod_ours "$dep"
+		else
+			vm_must modprobe "$dep"
+		fi
+	done
+	vm_must insmod "$ko"
+	vm_loaded "$name" || vm_fail "insmod $ko returned 0 but /sys/module/$name is missing"
+	if [ -n "$want" ]; then
+		have=$(cat "/sys/module/$name/srcversion" 2>/dev/null)
+		[ "$have" = "$want" ] ||
+			vm_fail "loaded $name has srcversion '$have', not ours ('$want')"
+	fi
+}
+
+# vm_modprobe_intree NAME: load the in-tree module, refusing to mix it up
+# with ours of the same name.
+vm_modprobe_intree() {
+	local name=$1 ko want have
+	vm_must modprobe "$name"
+	ko=$(modinfo -n "$name" 2>/dev/null)
+	want=$(modinfo -F srcversion "$ko" 2>/dev/null)
+	have=$(cat "/sys/module/$name/srcversion" 2>/dev/null)
+	[ -z "$want" ] || [ "$have" = "$want" ] ||
+		vm_fail "$name loaded is not the in-tree one (srcversion '$have', $ko has '$want')"
+}
+
+# vm_load_roles: load the initiator and target modules the scenario asks for.
+vm_load_roles() {
+	case ${VM_INITIATOR:-intree} in
+	ours) vm_insmod_ours iser_dm; vm_insmod_ours ib_iser ;;
+	intree) vm_modprobe_intree ib_iser ;;
+	none) ;;
+	*) vm_fail "bad initiator '$VM_INITIATOR' (ours|intree)" ;;
+	esac
+	case ${VM_TARGET:-intree} in
+	ours) vm_insmod_ours iser_dm; vm_insmod_ours ib_isert ;;
+	intree) vm_modprobe_intree ib_isert ;;
+	none) ;;
+	*) vm_fail "bad target '$VM_TARGET' (ours|intree)" ;;
+	esac
+	vm_log "modules: $(lsmod | awk 'NR > 1 && /iser|rxe|target_core|iscsi/ {print $1}' | tr '\n' ' ')"
+}
+
+# ---------------------------------------------------------------------------
+# soft-RoCE on a veth pair (inside the guest only)
+
+vm_rxe_up() {
+	vm_must modprobe veth
+	vm_must modprobe rdma_rxe
+	vm_must ip link add veth0 type veth peer name veth1
+	vm_must ip addr add "$VM_TGT_IP/24" dev veth0
+	vm_must ip addr add "$VM_INI_IP/24" dev veth1
+	vm_must ip link set veth0 up
+	vm_must ip link set veth1 up
+	vm_must ip link set lo up
+	vm_must rdma link add rxe0 type rxe netdev veth0
+	vm_must rdma link add rxe1 type rxe netdev veth1
+	vm_wait 10 vm_rxe_active ||
+		vm_fail "rxe links not ACTIVE: $(rdma link show 2>&1 | tr '\n' ';')"
+	vm_log "$(rdma link show)"
+}
+
+vm_rxe_active() {
+	[ "$(rdma link show 2>/dev/null | grep -c 'state ACTIVE')" -ge 2 ]
+}
+
+# ---------------------------------------------------------------------------
+# LIO target, configured with targetcli only
+
+vm_tcli() {
+	local out rc
+	vm_log "+ targetcli $*"
+	out=$(targetcli "$@" 2>&1)
+	rc=$?
+	[ -n "$out" ] && echo "$out"
+	# targetcli reports some errors with status 0: catch them by text
+	if [ $rc != 0 ] || echo "$out" | grep -qiE '^(error|.*: error)|No such path|Could not connect|Traceback'; then
+		vm_fail "targetcli $* failed: $(echo "$out" | tail -n 1)"
+	fi
+}
+
+# vm_target_setup [--fileio] [--chap USER PASS] [--acl IQN]
+# A target $VM_TARGET_IQN with one 64 MiB LUN, an iSER portal on
+# $VM_TGT_IP:$VM_ISER_PORT and a TCP portal on $VM_TGT_IP:$VM_TCP_PORT (for
+# SendTargets discovery), an ACL for IQN (default: our initiator).
+vm_target_setup() {
+	local bs=ramdisk acl=$VM_INITIATOR_IQN chap_user="" chap_pass="" t np
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--fileio) bs=fileio ;;
+		--chap) chap_user=$2; chap_pass=$3; shift 2 ;;
+		--acl) acl=$2; shift ;;
+		*) vm_fail "vm_target_setup: bad argument $1" ;;
+		esac
+		shift
+	done
+	t=/iscsi/$VM_TARGET_IQN/tpg1
+	if [ $bs = fileio ]; then
+		vm_tcli /backstores/fileio create name=lun0 file_or_dev=/tmp/lun0.img \
+			size=$VM_LUN_SIZE write_back=false
+		bs=/backstores/fileio/lun0
+	else
+		vm_tcli /backstores/ramdisk create name=lun0 size=$VM_LUN_SIZE
+		bs=/backstores/ramdisk/lun0
+	fi
+	vm_tcli /iscsi create "$VM_TARGET_IQN"
+	vm_tcli "$t/luns" create "$bs"
+	vm_tcli "$t/portals" create "$VM_TGT_IP" "$VM_ISER_PORT"
+	vm_tcli "$t/portals/$VM_TGT_IP:$VM_ISER_PORT" enable_iser true
+	vm_tcli "$t/portals" create "$VM_TGT_IP" "$VM_TCP_PORT"
+	vm_tcli "$t/acls" create "$acl"
+	if [ -n "$chap_user" ]; then
+		vm_tcli "$t/acls/$acl" set auth userid="$chap_user" password="$chap_pass"
+		vm_tcli "$t" set attribute authentication=1
+	else
+		vm_tcli "$t" set attribute authentication=0
+	fi
+	# check what the kernel got, not what targetcli printed
+	np=/sys/kernel/config/target/iscsi/$VM_TARGET_IQN/tpgt_1/np
+	[ "$(cat "$np/$VM_TGT_IP:$VM_ISER_PORT/iser" 2>/dev/null)" = 1 ] ||
+		vm_fail "target: portal $VM_TGT_IP:$VM_ISER_PORT is not an iSER portal in configfs"
+	[ "$(cat "$np/$VM_TGT_IP:$VM_TCP_PORT/iser" 2>/dev/null)" = 0 ] ||
+		vm_fail "target: TCP portal $VM_TGT_IP:$VM_TCP_PORT missing in configfs"
+	[ "$(cat "/sys/kernel/config/target/iscsi/$VM_TARGET_IQN/tpgt_1/enable")" = 1 ] ||
+		vm_fail "target: tpg 1 not enabled"
+	vm_log "target ready: $VM_TARGET_IQN, $bs, iSER $VM_TGT_IP:$VM_ISER_PORT, TCP :$VM_TCP_PORT"
+}
+
+# ---------------------------------------------------------------------------
+# open-iscsi initiator
+
+vm_iscsid_start() {
+	vm_loaded scsi_transport_iscsi || vm_must modprobe scsi_transport_iscsi
+	vm_must modprobe sd_mod   # no udev in the guest
+	if [ -s /run/iscsid.pid ] && kill -0 "$(cat /run/iscsid.pid)" 2>/dev/null; then
+		return 0
+	fi
+	vm_must iscsid
+	vm_wait 10 test -s /run/iscsid.pid || vm_fail "iscsid did not start"
+}
+
+vm_iscsid_stop() {
+	local pid
+	pid=$(cat /run/iscsid.pid 2>/dev/null)
+	[ -n "$pid" ] || return 0
+	kill "$pid" 2>/dev/null
+	vm_wait 10 sh -c "! kill -0 $pid" || kill -9 "$pid" 2>/dev/null
+	rm -f /run/iscsid.pid
+}
+
+# vm_discover: SendTargets over the TCP portal; prints the records.
+vm_discover() {
+	iscsiadm -m discovery -t sendtargets -p "$VM_TGT_IP:$VM_TCP_PORT"
+}
+
+# vm_node_new: a node record for the iSER portal bound to the iser iface.
+vm_node_new() {
+	vm_must iscsiadm -m node -T "$VM_TARGET_IQN" -p "$VM_TGT_IP:$VM_ISER_PORT" \
+		-I iser -o new
+}
+
+vm_node_set() {
+	vm_must iscsiadm -m node -T "$VM_TARGET_IQN" -p "$VM_TGT_IP:$VM_ISER_PORT" \
+		-I iser -o update -n "$1" -v "$2"
+}
+
+# vm_login: log in over iSER; status of iscsiadm.
+vm_login() {
+	vm_run timeout 120 iscsiadm -m node -T "$VM_TARGET_IQN" \
+		-p "$VM_TGT_IP:$VM_ISER_PORT" -I iser --login
+}
+
+vm_logout() {
+	vm_run timeout 120 iscsiadm -m node -T "$VM_TARGET_IQN" \
+		-p "$VM_TGT_IP:$VM_ISER_PORT" -I iser --logout
+}
+
+vm_session_count() {
+	find /sys/class/iscsi_session/ -mindepth 1 -maxdepth 1 2>/dev/null | wc -l
+}
+
+# vm_check_iser_session: exactly one session, over iSER, to our target.
+vm_check_iser_session() {
+	local s
+	s=$(iscsiadm -m session 2>&1)
+	vm_log "sessions: $s"
+	echo "$s" | grep -q "^iser: \[[0-9]*\] $VM_TGT_IP:$VM_ISER_PORT,1 $VM_TARGET_IQN" ||
+		vm_fail "no iSER session to $VM_TARGET_IQN (iscsiadm -m session: $s)"
+	[ "$(vm_session_count)" = 1 ] || vm_fail "expected 1 session, have $(vm_session_count)"
+}
+
+# vm_disk: print /dev/sdX of the (only) iSCSI session's LUN, waiting for it.
+vm_disk_sysfs() {
+	local b
+	for b in /sys/class/iscsi_session/session*/device/target*/*/block/*; do
+		[ -e "$b" ] && basename "$b" && return 0
+	done
+	return 1
+}
+
+vm_disk() {
+	local d
+	vm_wait 30 vm_disk_sysfs || vm_fail "no disk appeared for the iSCSI session"
+	d=$(vm_disk_sysfs)
+	vm_wait 10 test -b "/dev/$d" || vm_fail "/dev/$d did not appear"
+	echo "/dev/$d"
+}
+
+# vm_check_disk DEV: the LUN has the size we configured and answers INQUIRY.
+vm_check_disk() {
+	local dev=$1 sectors inq
+	sectors=$(cat "/sys/block/${dev#/dev/}/size")
+	[ "$sectors" = $((64 * 2048)) ] || vm_fail "$dev has $sectors sectors, expected 64 MiB"
+	inq=$(sg_inq "$dev" 2>&1) || vm_fail "sg_inq $dev failed: $inq"
+	echo "$inq" | grep -q 'LIO-ORG' || vm_fail "$dev does not look like an LIO LUN: $inq"
+	vm_log "disk $dev: $((sectors / 2048)) MiB, $(echo "$inq" | grep -m1 'Product identification')"
+}
+
+# vm_logout_check DEV: log out; the session and the disk must be gone.
+vm_logout_check() {
+	local dev=$1
+	vm_logout || vm_fail "logout failed"
+	vm_wait 15 test "$(vm_session_count)" = 0 ||
+		vm_fail "session still present after logout"
+	iscsiadm -m session >/dev/null 2>&1 && vm_fail "iscsiadm still lists a session after logout"
+	[ -z "$dev" ] || vm_wait 15 test ! -e "/sys/block/${dev#/dev/}" ||
+		vm_fail "$dev still present after logout"
+	vm_log "logged out, session and $dev gone"
+}
+
+# vm_login_disk: new node, login, checks; prints the disk.
+vm_login_disk() {
+	vm_login >&2 || vm_fail "iSER login to $VM_TARGET_IQN failed"
+	vm_check_iser_session >&2
+	vm_disk
+}
+
+# ---------------------------------------------------------------------------
+# fio
+
+# vm_fio DEV TAG: run the fio jobs read from stdin (job sections) on DEV
+# with crc32c verification; fail unless every job wrote, read back and
+# verified without an error.  JSON result in $VM_SCEN_DIR/fio-TAG.json.
+vm_fio() {
+	local dev=$1 tag=$2 jobf json rc
+	jobf=$VM_SCEN_DIR/fio-$tag.fio
+	json=$VM_SCEN_DIR/fio-$tag.json
+	{
+		cat <<-EOF
+			[global]
+			filename=$dev
+			ioengine=libaio
+			direct=1
+			verify=crc32c
+			verify_fatal=1
+			do_verify=1
+			stonewall
+			group_reporting=0
+		EOF
+		cat
+	} >"$jobf"
+	vm_log "fio $tag on $dev"
+	fio --output-format=json --output="$json" "$jobf"
+	rc=$?
+	/usr/bin/python3 - "$json" "$rc" <<-'EOF' || vm_fail "fio $tag: $(cat "$VM_SCEN_DIR/fio-$tag.err" 2>/dev/null)"
+		import json, sys
+		path, rc = sys.argv[1], int(sys.argv[2])
+		err = open(path[:-5] + ".err", "w")
+		try:
+		    text = open(path).read()
+		    data = json.loads(text[text.index("{"):])
+		except Exception as e:
+		    err.write("fio exit %d, no JSON output (%s)" % (rc, e)); sys.exit(1)
+		bad = []
+		for j in data["jobs"]:
+		    w, r = j["write"]["io_bytes"], j["read"]["io_bytes"]
+		    line = "%-14s err=%d write=%dKiB read=%dKiB wIOPS=%.0f rIOPS=%.0f rBW=%.1fMiB/s" % (
+		        j["jobname"], j["error"], w // 1024, r // 1024,
+		        j["write"]["iops"], j["read"]["iops"], j["read"]["bw"] / 1024.0)
+		    print(line)
+		    if j["error"]:
+		        bad.append("%s error %d" % (j["jobname"], j["error"]))
+		    elif w == 0 or r < w:
+		        bad.append("%s: wrote %d bytes, read back %d: verify did not run" % (j["jobname"], w, r))
+		if rc != 0 and not bad:
+		    bad.append("fio exit status %d" % rc)
+		err.write("; ".join(bad))
+		sys.exit(1 if bad else 0)
+	EOF
+}
+
+# ---------------------------------------------------------------------------
+# teardown, run after every scenario whatever happened
+
+# vm_teardown: log out, stop iscsid, clear LIO, unload the iSER stack and
+# rdma_rxe.  Prints one line per problem on stdout (empty: all clean).
+vm_teardown() {
+	local m
+	if [ "$(vm_session_count)" != 0 ]; then
+		timeout 60 iscsiadm -m node -U all >/dev/null 2>&1 ||
+			timeout 60 iscsiadm -m session -u >/dev/null 2>&1
+		vm_wait 15 test "$(vm_session_count)" = 0 || echo "iSCSI session still present after logout"
+	fi
+	vm_iscsid_stop
+	rm -rf /etc/iscsi/nodes/* /etc/iscsi/send_targets/*
+	if vm_loaded target_core_mod; then
+		timeout 60 targetcli clearconfig confirm=True >/dev/null 2>&1 ||
+			echo "targetcli clearconfig failed"
+	fi
+	rm -f /tmp/lun0.img
+	rdma link delete rxe0 >/dev/null 2>&1
+	rdma link delete rxe1 >/dev/null 2>&1
+	ip link delete veth0 >/dev/null 2>&1
+	# the modules a scenario must be able to unload, in dependency order
+	for m in ib_iser ib_isert iser_dm iscsi_target_mod target_core_file \
+		target_core_iblock target_core_pscsi target_core_user \
+		target_core_mod rdma_rxe; do
+		vm_loaded "$m" || continue
+		timeout 60 rmmod "$m" >/dev/null 2>&1
+		vm_loaded "$m" &&
+			echo "cannot unload $m (refcnt $(cat "/sys/module/$m/refcnt" 2>/dev/null), holders: $(ls "/sys/module/$m/holders" 2>/dev/null | tr '\n' ' '))"
+	done
+	# helpers that may stay loaded: best effort
+	for m in iscsi_tcp libiscsi_tcp libiscsi scsi_transport_iscsi rdma_ucm \
+		rdma_cm iw_cm ib_cm ib_uverbs ib_core veth; do
+		vm_loaded "$m" && timeout 30 rmmod "$m" >/dev/null 2>&1
+	done
+	return 0
+}
+
+# vm_klog_check FILE: print the offending kernel log lines, if any.
+vm_klog_check() {
+	grep -aE "$VM_BAD_KLOG" "$1"
+}

@@ -1,0 +1,46 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# PID 1 of the test guest, started by the initramfs after switch_root.  The
+# root is the host's / (read-only) under a tmpfs overlay; the repository is
+# mounted read-write at its host path.  Runs the job named on the kernel
+# command line (iser_vm.job=DIR), then powers off.  PID 1 never exits: the
+# kernel would panic.
+
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/root LANG=C LC_ALL=C TERM=dumb
+
+mount -t tmpfs -o mode=0755 tmpfs /run
+mount -t tmpfs -o mode=1777 tmpfs /tmp
+mkdir -p /dev/pts /dev/shm
+mount -t devpts devpts /dev/pts
+mount -t tmpfs tmpfs /dev/shm
+ln -sf /proc/self/fd /dev/fd 2>/dev/null
+hostname iser-vm
+
+job=""
+for arg in $(cat /proc/cmdline); do
+	case $arg in
+	iser_vm.job=*) job=${arg#iser_vm.job=} ;;
+	esac
+done
+
+stty -F /dev/ttyS1 raw -echo 2>/dev/null
+progress() {
+	echo "@@ $*" >/dev/ttyS1
+}
+
+if [ -z "$job" ] || [ ! -d "$job" ]; then
+	progress "FATAL no job directory '$job' in the guest"
+else
+	progress "UP $(uname -r)"
+	here=$(dirname "$(readlink -f "$0")")
+	bash "$here/run-job.sh" "$job" >"$job/guest.log" 2>&1
+	progress "DONE $?"
+fi
+
+sync
+echo o >/proc/sysrq-trigger
+while :; do
+	sleep 1000
+done

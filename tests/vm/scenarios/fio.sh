@@ -1,0 +1,82 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# fio with crc32c verification over an iSER session.
+#   --matrix  sequential and random, 4k..1M blocks, iodepth 1..64 (~170 MiB)
+#   --quick   one sequential and one random job (~40 MiB)
+#   --fileio  a fileio backstore instead of the ramdisk (rd_mcp)
+
+set_opts=()
+mode=--matrix
+for a in "$@"; do
+	case $a in
+	--fileio) set_opts+=(--fileio) ;;
+	--matrix | --quick) mode=$a ;;
+	*) vm_fail "fio.sh: bad argument $a" ;;
+	esac
+done
+
+vm_rxe_up
+vm_load_roles
+vm_target_setup "${set_opts[@]}"
+vm_iscsid_start
+vm_node_new
+dev=$(vm_login_disk) || exit 1
+vm_check_disk "$dev"
+
+if [ "$mode" = --quick ]; then
+	vm_fio "$dev" quick <<-EOF
+		[seq-1m-qd4]
+		rw=write
+		bs=1M
+		iodepth=4
+		size=24M
+		[rand-4k-qd32]
+		rw=randwrite
+		bs=4k
+		iodepth=32
+		size=8M
+		offset=32M
+	EOF
+else
+	vm_fio "$dev" matrix <<-EOF
+		[seq-1m-qd4]
+		rw=write
+		bs=1M
+		iodepth=4
+		size=48M
+		[seq-128k-qd16]
+		rw=write
+		bs=128k
+		iodepth=16
+		size=32M
+		[seq-4k-qd1]
+		rw=write
+		bs=4k
+		iodepth=1
+		size=2M
+		[rand-4k-qd64]
+		rw=randwrite
+		bs=4k
+		iodepth=64
+		size=8M
+		[rand-4k-qd1]
+		rw=randwrite
+		bs=4k
+		iodepth=1
+		size=2M
+		offset=16M
+		[rand-16k-qd8]
+		rw=randwrite
+		bs=16k
+		iodepth=8
+		size=16M
+		offset=32M
+		[rand-4k-1m-qd32]
+		rw=randwrite
+		bsrange=4k-1M
+		blockalign=4k
+		iodepth=32
+		size=64M
+	EOF
+fi
+vm_logout_check "$dev"
