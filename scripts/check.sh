@@ -1,0 +1,94 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make check: install what is missing, then build for both kernels (W=1),
+# run sparse and checkpatch, the unit tests, the fuzzers and the guest
+# scenarios. Every stage counts as tests; the last line is the total,
+# "N passed, N failed". Logs: build/logs/.
+
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+logs=$top/build/logs
+mkdir -p "$logs"
+passed=0
+failed=0
+failures=
+
+# A stage that is one test: PASS or FAIL by its exit status.
+one() {
+	local name=$1
+	shift
+	local log=$logs/$name.log
+	local t0=$SECONDS
+
+	if "$@" >"$log" 2>&1; then
+		echo "PASS $name ($((SECONDS - t0)) s)"
+		passed=$((passed + 1))
+	else
+		echo "FAIL $name: exit status $? (log: $log)"
+		tail -n 15 "$log" | sed 's/^/    /'
+		failed=$((failed + 1))
+		failures="$failures $name"
+	fi
+}
+
+# A stage that runs many tests and ends with "N passed, N failed".
+many() {
+	local name=$1
+	shift
+	local log=$logs/$name.log
+	local t0=$SECONDS rc line p f
+
+	echo "---- $name"
+	"$@" 2>&1 | tee "$log" | grep -E '^(PASS|FAIL)|passed, [0-9]+ failed'
+	rc=${PIPESTATUS[0]}
+	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
+	if [ -z "$line" ]; then
+		echo "FAIL $name: no summary line (exit status $rc, log: $log)"
+		tail -n 15 "$log" | sed 's/^/    /'
+		failed=$((failed + 1))
+		failures="$failures $name"
+		return
+	fi
+	p=${line%% passed*}
+	f=${line#*passed, }
+	f=${f%% failed*}
+	passed=$((passed + p))
+	failed=$((failed + f))
+	if [ "$rc" != 0 ] && [ "$f" = 0 ]; then
+		echo "FAIL $name: exit status $rc (log: $log)"
+		failed=$((failed + 1))
+	fi
+	[ "$f" != 0 ] || [ "$rc" != 0 ] && failures="$failures $name"
+	echo "     $name: $line ($((SECONDS - t0)) s)"
+}
+
+echo "==== installing missing packages (scripts/packages.txt)"
+if ! "$top/scripts/deps.sh"; then
+	echo "deps: could not install the packages the tests need"
+	echo "0 passed, 1 failed"
+	exit 1
+fi
+. "$top/scripts/kernels.sh"
+
+echo "==== kernel modules ($KREL_61, $KREL_612)"
+for krel in "$KREL_61" "$KREL_612"; do
+	kdir=/usr/src/linux-headers-$krel
+	one "build-$krel-W1" "$top/scripts/build-modules.sh" "$kdir" --strict
+	one "sparse-$krel" "$top/scripts/build-modules.sh" "$kdir" --sparse
+	# leave W=1 objects behind for the guests
+	"$top/scripts/build-modules.sh" "$kdir" >/dev/null 2>&1 || true
+done
+one checkpatch "$top/scripts/checkpatch.sh"
+
+echo "==== userspace"
+many unit make -s -C "$top/tests/unit" run
+many fuzz make -s -C "$top/tests/fuzz" run FUZZ_SECONDS="${FUZZ_SECONDS:-20}"
+
+echo "==== guests"
+many vm "$top/tests/vm/vm-check.sh"
+
+echo
+[ -n "$failures" ] && echo "failed stages:$failures"
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
