@@ -867,7 +867,7 @@ static bool isdm_key_char_ok(char c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
 	       (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '+' ||
-	       c == '@' || c == '_';
+	       c == '@' || c == '_' || c == '#';
 }
 
 /**
@@ -882,7 +882,7 @@ static bool isdm_key_char_ok(char c)
  *
  * Pairs are NUL-terminated (RFC 3720 5.1); empty records (padding) are
  * skipped. Key names are up to 63 characters of letters, digits and
- * ".-+@_"; values up to 255 bytes.
+ * ".-+@_", and '#' for the X# extension keys; values up to 255 bytes.
  *
  * Return: 1 when a pair was found, 0 at the end, or -EBADMSG for a pair
  * without its NUL terminator, -EINVAL for a pair without '=' or with an

@@ -47,6 +47,71 @@ struct isdm_ulp {
 	struct list_head	entry;
 };
 
+/**
+ * struct isdm_queue_attr - queue sizes and callbacks of a connection
+ * @send_wr: send WRs the side posts itself (not counting RDMA contexts)
+ * @recv_wr: receive buffers it keeps posted
+ * @rdma_ctxs: rdma_rw contexts it may have in flight
+ * @send_sge: SGEs per send WR it needs
+ * @poll_ctx: where completions run
+ * @qp_context: passed to @event_handler and found in wc->qp->qp_context
+ * @event_handler: QP async events
+ */
+struct isdm_queue_attr {
+	u32			send_wr;
+	u32			recv_wr;
+	u32			rdma_ctxs;
+	u32			send_sge;
+	enum ib_poll_context	poll_ctx;
+	void			*qp_context;
+	void			(*event_handler)(struct ib_event *ev, void *ctx);
+};
+
+/**
+ * struct isdm_queues - the CQ and QP of a connection
+ * @cm_id: the rdma_cm id the QP belongs to
+ * @qp: the QP, NULL before creation and after destruction
+ * @cq: the CQ from the CQ pool, or NULL
+ * @cq_size: entries taken from the pool
+ * @drained: bit 0 set once ib_drain_qp() ran
+ */
+struct isdm_queues {
+	struct rdma_cm_id	*cm_id;
+	struct ib_qp		*qp;
+	struct ib_cq		*cq;
+	u32			cq_size;
+	unsigned long		drained;
+};
+
+/**
+ * struct isdm_rx_desc - one receive buffer
+ * @buf: iSER header, BHS, AHS and data segment
+ * @dma: its DMA address
+ * @size: its size
+ * @sge: the receive SGE
+ * @cqe: completion entry; @cqe.done is the handler
+ */
+struct isdm_rx_desc {
+	void			*buf;
+	u64			dma;
+	u32			size;
+	struct ib_sge		sge;
+	struct ib_cqe		cqe;
+};
+
+struct rdma_cm_id;
+
+int isdm_queues_create(struct rdma_cm_id *cm_id, struct isdm_device *dev,
+		       struct isdm_queues *q, const struct isdm_queue_attr *attr);
+void isdm_queues_drain(struct isdm_queues *q);
+void isdm_queues_destroy(struct isdm_queues *q);
+int isdm_rx_desc_init(struct isdm_device *dev, struct isdm_rx_desc *d,
+		      u32 size, void (*done)(struct ib_cq *cq, struct ib_wc *wc));
+void isdm_rx_desc_destroy(struct isdm_device *dev, struct isdm_rx_desc *d);
+int isdm_rx_post(struct ib_qp *qp, struct isdm_device *dev,
+		 struct isdm_rx_desc *d);
+void isdm_send_wr_init(struct ib_send_wr *wr, const struct isdm_send_op *op);
+
 int isdm_register_ulp(struct isdm_ulp *ulp);
 void isdm_unregister_ulp(struct isdm_ulp *ulp);
 

@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Queues and descriptors of an iSER connection, shared by the initiator
+ * and the target: one CQ from the CQ pool, one RC QP, receive descriptors
+ * sized by the caller from the negotiated data segment lengths, and the
+ * mapping of the wire layer's Send-type rules onto work requests.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
+#include <rdma/rw.h>
+
+#include "isdm/isdm.h"
+
+/**
+ * isdm_queues_create() - create the CQ and the QP of a connection
+ * @cm_id: the connection's rdma_cm id; the QP is created on it
+ * @dev: the core's device object (its PD is used)
+ * @q: filled on success; pass it to isdm_queues_destroy()
+ * @attr: the queue sizes and callbacks the side computed
+ *
+ * The CQ comes from the device's CQ pool and is sized for every work
+ * request that can complete: signalled sends, RDMA contexts (each signals
+ * at most its last WR), receives, and the two drain WRs of ib_drain_qp().
+ * rdma_create_qp() adds the WRs that the RDMA contexts need on top of
+ * @attr->send_wr (rdma_rw_init_qp()).
+ *
+ * Return: 0, or a negative errno from the CQ pool or rdma_create_qp().
+ */
+int isdm_queues_create(struct rdma_cm_id *cm_id, struct isdm_device *dev,
+		       struct isdm_queues *q, const struct isdm_queue_attr *attr)
+{
+	struct ib_device *ib_dev = dev->ib_dev;
+	struct ib_qp_init_attr init = {};
+	int ret;
+
+	q->cq_size = attr->send_wr + attr->rdma_ctxs + attr->recv_wr + 2;
+	q->cq = ib_cq_pool_get(ib_dev, q->cq_size, -1, attr->poll_ctx);
+	if (IS_ERR(q->cq)) {
+		ret = PTR_ERR(q->cq);
+		q->cq = NULL;
+		return ret;
+	}
+
+	init.event_handler = attr->event_handler;
+	init.qp_context = attr->qp_context;
+	init.send_cq = q->cq;
+	init.recv_cq = q->cq;
+	/* one more of each for ib_drain_qp() */
+	init.cap.max_send_wr = attr->send_wr + 1;
+	init.cap.max_recv_wr = attr->recv_wr + 1;
+	init.cap.max_rdma_ctxs = attr->rdma_ctxs;
+	init.cap.max_send_sge = min_t(u32, ib_dev->attrs.max_send_sge,
+				      attr->send_sge);
+	init.cap.max_recv_sge = 1;
+	init.port_num = cm_id->port_num;
+	init.sq_sig_type = IB_SIGNAL_REQ_WR;
+	init.qp_type = IB_QPT_RC;
+
+	ret = rdma_create_qp(cm_id, dev->pd, &init);
+	if (ret) {
+		ib_cq_pool_put(q->cq, q->cq_size);
+		q->cq = NULL;
+		return ret;
+	}
+	q->qp = cm_id->qp;
+	q->cm_id = cm_id;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(isdm_queues_create);
+
+/**
+ * isdm_queues_drain() - flush every posted work request, once
+ * @q: the connection's queues
+ *
+ * Waits until the send and receive queues are empty: every posted WR has
+ * completed, in error if the QP was not connected any more. Only the first
+ * call drains; later calls return at once, so every teardown path may call
+ * it. Context: process context, may sleep.
+ */
+void isdm_queues_drain(struct isdm_queues *q)
+{
+	if (!q->qp || test_and_set_bit(0, &q->drained))
+		return;
+	ib_drain_qp(q->qp);
+}
+EXPORT_SYMBOL_GPL(isdm_queues_drain);
+
+/**
+ * isdm_queues_destroy() - destroy what isdm_queues_create() made
+ * @q: the connection's queues; safe to call more than once
+ *
+ * Drains first if nobody did. The rdma_cm id itself stays with the caller.
+ */
+void isdm_queues_destroy(struct isdm_queues *q)
+{
+	if (q->qp) {
+		isdm_queues_drain(q);
+		rdma_destroy_qp(q->cm_id);
+		q->qp = NULL;
+	}
+	if (q->cq) {
+		ib_cq_pool_put(q->cq, q->cq_size);
+		q->cq = NULL;
+	}
+}
+EXPORT_SYMBOL_GPL(isdm_queues_destroy);
+
+/**
+ * isdm_rx_desc_init() - allocate and map one receive buffer
+ * @dev: the device the buffer is used on
+ * @d: the descriptor
+ * @size: bytes: the largest iSER message the buffer must hold
+ * @done: completion handler
+ *
+ * Return: 0, -ENOMEM.
+ */
+int isdm_rx_desc_init(struct isdm_device *dev, struct isdm_rx_desc *d,
+		      u32 size, void (*done)(struct ib_cq *cq, struct ib_wc *wc))
+{
+	d->buf = kmalloc(size, GFP_KERNEL);
+	if (!d->buf)
+		return -ENOMEM;
+	d->dma = ib_dma_map_single(dev->ib_dev, d->buf, size, DMA_FROM_DEVICE);
+	if (ib_dma_mapping_error(dev->ib_dev, d->dma)) {
+		kfree(d->buf);
+		d->buf = NULL;
+		return -ENOMEM;
+	}
+	d->size = size;
+	d->sge.addr = d->dma;
+	d->sge.length = size;
+	d->sge.lkey = dev->pd->local_dma_lkey;
+	d->cqe.done = done;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(isdm_rx_desc_init);
+
+/**
+ * isdm_rx_desc_destroy() - unmap and free a receive buffer
+ * @dev: the device it was mapped for
+ * @d: the descriptor; safe on one that was never or already destroyed
+ */
+void isdm_rx_desc_destroy(struct isdm_device *dev, struct isdm_rx_desc *d)
+{
+	if (!d->buf)
+		return;
+	ib_dma_unmap_single(dev->ib_dev, d->dma, d->size, DMA_FROM_DEVICE);
+	kfree(d->buf);
+	d->buf = NULL;
+}
+EXPORT_SYMBOL_GPL(isdm_rx_desc_destroy);
+
+/**
+ * isdm_rx_post() - post one receive buffer
+ * @qp: the connection's QP
+ * @dev: the device (for the DMA sync)
+ * @d: the descriptor
+ *
+ * Return: 0 or the error of ib_post_recv().
+ */
+int isdm_rx_post(struct ib_qp *qp, struct isdm_device *dev,
+		 struct isdm_rx_desc *d)
+{
+	struct ib_recv_wr wr = {
+		.wr_cqe		= &d->cqe,
+		.sg_list	= &d->sge,
+		.num_sge	= 1,
+	};
+
+	ib_dma_sync_single_for_device(dev->ib_dev, d->dma, d->size,
+				      DMA_FROM_DEVICE);
+	return ib_post_recv(qp, &wr, NULL);
+}
+EXPORT_SYMBOL_GPL(isdm_rx_post);
+
+/**
+ * isdm_send_wr_init() - turn the wire layer's Send rule into a send WR
+ * @wr: the work request to fill (opcode, flags, invalidate STag)
+ * @op: the rule from isdm_send_op()
+ *
+ * Every Send is signalled; SendSE and SendInvSE carry the solicited flag.
+ */
+void isdm_send_wr_init(struct ib_send_wr *wr, const struct isdm_send_op *op)
+{
+	wr->send_flags = IB_SEND_SIGNALED;
+	switch (op->kind) {
+	case ISDM_SEND_INV_SE:
+		wr->opcode = IB_WR_SEND_WITH_INV;
+		wr->ex.invalidate_rkey = op->inv_stag;
+		wr->send_flags |= IB_SEND_SOLICITED;
+		break;
+	case ISDM_SEND_SE:
+		wr->opcode = IB_WR_SEND;
+		wr->send_flags |= IB_SEND_SOLICITED;
+		break;
+	default:
+		wr->opcode = IB_WR_SEND;
+		break;
+	}
+}
+EXPORT_SYMBOL_GPL(isdm_send_wr_init);

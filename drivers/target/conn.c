@@ -1,0 +1,1006 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ib_isert: portals, connection set-up and teardown, and login.
+ *
+ * Lifecycle of a connection (&enum ist_conn_state):
+ *
+ *   CONNECT_REQUEST -> ACCEPTED -> (first login PDU) -> PENDING
+ *     -> (LIO's login thread, ist_accept_np) -> BOUND
+ *     -> (final login response, ist_get_rx_pdu) -> FULL_FEATURE
+ *     -> TERMINATING -> DOWN
+ *
+ * A connection reaches LIO only once its first login PDU has arrived, so
+ * peers that connect and stay silent never occupy LIO's one login thread;
+ * they are closed after prelogin_timeout and bounded per portal and per
+ * source address (the oldest is evicted when a bound is reached).
+ *
+ * References: one for the CM side, dropped by the release work; one for
+ * LIO, taken in ist_accept_np() and dropped in ist_free_conn(). The last
+ * put destroys the QP, the rdma_cm id and the buffers; it never runs in
+ * the connection's own CM handler.
+ *
+ * Teardown is always: rdma_disconnect(), drain the QP, release in a work
+ * item. Before LIO owns a connection the driver tears it down itself; once
+ * LIO owns it, the driver asks LIO for a reinstatement and LIO calls
+ * ist_wait_conn() and ist_free_conn().
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <net/sock.h>
+#include <rdma/ib_cm.h>
+#include <target/iscsi/iscsi_target_core.h>
+#include <target/target_core_fabric.h>
+
+#include "isdm/compat.h"
+#include "ist.h"
+
+static unsigned int prelogin_timeout = 15;
+module_param(prelogin_timeout, uint, 0644);
+MODULE_PARM_DESC(prelogin_timeout,
+		 "Seconds a connection may wait for its first login PDU (default 15)");
+
+static unsigned int max_prelogin_per_portal = 64;
+module_param(max_prelogin_per_portal, uint, 0644);
+MODULE_PARM_DESC(max_prelogin_per_portal,
+		 "Connections per portal waiting for their first login PDU (default 64)");
+
+static unsigned int max_prelogin_per_source = 8;
+module_param(max_prelogin_per_source, uint, 0644);
+MODULE_PARM_DESC(max_prelogin_per_source,
+		 "Connections per source address waiting for their first login PDU (default 8)");
+
+/* all connections, for device removal */
+static LIST_HEAD(ist_conn_list);
+static DEFINE_MUTEX(ist_conn_list_mutex);
+static DECLARE_WAIT_QUEUE_HEAD(ist_conn_release_wq);
+
+static void ist_release_work(struct work_struct *work);
+static void ist_prelogin_timeout(struct work_struct *work);
+static void ist_login_recv_done(struct ib_cq *cq, struct ib_wc *wc);
+static void ist_login_send_done(struct ib_cq *cq, struct ib_wc *wc);
+
+/* ------------------------------------------------------------------ */
+/* send helpers                                                       */
+/* ------------------------------------------------------------------ */
+
+/**
+ * ist_tx_init() - build the headers of a Send and map them
+ * @ic: the connection
+ * @tx: the descriptor
+ * @bhs: the BHS (copied)
+ * @adv: STags the command advertised, for the Send-with-Invalidate rule
+ * @done: completion handler
+ *
+ * Return: 0, -ENOMEM when the headers cannot be mapped, or the wire
+ * layer's error for a PDU that is never a Send.
+ */
+int ist_tx_init(struct ist_conn *ic, struct ist_tx_desc *tx,
+		const void *bhs, const struct isdm_stags *adv,
+		void (*done)(struct ib_cq *cq, struct ib_wc *wc))
+{
+	struct ib_device *ib_dev = ic->dev->ib_dev;
+	unsigned int off = ISDM_HDR_LEN_EXT - ic->mode.hdr_len;
+	struct isdm_send_op op;
+	int ret;
+
+	ret = isdm_send_op(bhs, adv, &ic->mode, &op);
+	if (ret)
+		return ret;
+	ret = isdm_hdr_build(tx->hdr + off, ic->mode.hdr_len, &ic->mode, NULL);
+	if (ret < 0)
+		return ret;
+	memcpy(tx->hdr + ISDM_HDR_LEN_EXT, bhs, ISDM_BHS_LEN);
+
+	tx->dma = ib_dma_map_single(ib_dev, tx->hdr, sizeof(tx->hdr),
+				    DMA_TO_DEVICE);
+	if (ib_dma_mapping_error(ib_dev, tx->dma)) {
+		tx->dma = 0;
+		return -ENOMEM;
+	}
+	tx->sge[0].addr = tx->dma + off;
+	tx->sge[0].length = ic->mode.hdr_len + ISDM_BHS_LEN;
+	tx->sge[0].lkey = ic->dev->pd->local_dma_lkey;
+	tx->num_sge = 1;
+	tx->cqe.done = done;
+
+	memset(&tx->wr, 0, sizeof(tx->wr));
+	tx->wr.wr_cqe = &tx->cqe;
+	tx->wr.sg_list = tx->sge;
+	isdm_send_wr_init(&tx->wr, &op);
+	return 0;
+}
+
+/**
+ * ist_tx_unmap() - unmap the headers of a Send; idempotent
+ * @ic: the connection
+ * @tx: the descriptor
+ */
+void ist_tx_unmap(struct ist_conn *ic, struct ist_tx_desc *tx)
+{
+	if (!tx->dma)
+		return;
+	ib_dma_unmap_single(ic->dev->ib_dev, tx->dma, sizeof(tx->hdr),
+			    DMA_TO_DEVICE);
+	tx->dma = 0;
+}
+
+/**
+ * ist_post_send() - post a Send, possibly behind a chain of RDMA WRs
+ * @ic: the connection
+ * @tx: the Send
+ * @first: the first WR of the chain, or NULL to post @tx alone
+ *
+ * Return: 0 or the error of ib_post_send().
+ */
+int ist_post_send(struct ist_conn *ic, struct ist_tx_desc *tx,
+		  struct ib_send_wr *first)
+{
+	tx->wr.num_sge = tx->num_sge;
+	return ib_post_send(ic->q.qp, first ? first : &tx->wr, NULL);
+}
+
+/* ------------------------------------------------------------------ */
+/* state and teardown                                                 */
+/* ------------------------------------------------------------------ */
+
+static void ist_conn_get(struct ist_conn *ic)
+{
+	kref_get(&ic->ref);
+}
+
+static void ist_conn_free(struct ist_conn *ic)
+{
+	u32 i;
+
+	for (i = 0; ic->rx && i < ic->nr_rx; i++)
+		isdm_rx_desc_destroy(ic->dev, &ic->rx[i]);
+	kfree(ic->rx);
+	ic->rx = NULL;
+	isdm_queues_destroy(&ic->q);
+	isdm_rx_desc_destroy(ic->dev, &ic->login_rx);
+	ist_tx_unmap(ic, &ic->login_tx);
+	if (ic->login_rsp_dma)
+		ib_dma_unmap_single(ic->dev->ib_dev, ic->login_rsp_dma,
+				    IST_LOGIN_DATA_MAX, DMA_TO_DEVICE);
+	kfree(ic->login_rsp);
+	isdm_device_put(ic->dev);
+	kfree(ic);
+}
+
+static void ist_conn_release(struct kref *ref)
+{
+	struct ist_conn *ic = container_of(ref, struct ist_conn, ref);
+
+	mutex_lock(&ist_conn_list_mutex);
+	list_del(&ic->entry);
+	mutex_unlock(&ist_conn_list_mutex);
+
+	isdm_queues_destroy(&ic->q);
+	rdma_destroy_id(ic->cm_id);
+	ist_conn_free(ic);
+	wake_up_all(&ist_conn_release_wq);
+}
+
+static void ist_conn_put(struct ist_conn *ic)
+{
+	kref_put(&ic->ref, ist_conn_release);
+}
+
+/* Disconnect once; the caller holds ic->lock. */
+static void ist_conn_terminate(struct ist_conn *ic)
+{
+	int ret;
+
+	lockdep_assert_held(&ic->lock);
+	if (ic->state >= IST_CONN_TERMINATING)
+		return;
+	ic->state = IST_CONN_TERMINATING;
+	ret = rdma_disconnect(ic->cm_id);
+	if (ret)
+		pr_debug("conn %p: rdma_disconnect: %d\n", ic, ret);
+}
+
+/*
+ * Tear down a connection LIO does not own. Whoever takes it off the
+ * portal's list owns the teardown, so this runs once per connection.
+ */
+static void ist_conn_drop_unbound(struct ist_conn *ic, const char *why)
+{
+	struct ist_np *isnp = ic->isnp;
+	bool mine = false;
+
+	mutex_lock(&isnp->lock);
+	if (!list_empty(&ic->np_entry)) {
+		if (ic->state == IST_CONN_ACCEPTED)
+			isnp->nr_accepted--;
+		list_del_init(&ic->np_entry);
+		mine = true;
+	}
+	mutex_unlock(&isnp->lock);
+	if (!mine)
+		return;
+
+	pr_info_ratelimited("closing connection from %pISpc before login: %s\n",
+			    &ic->src, why);
+	cancel_delayed_work(&ic->prelogin_work);
+	mutex_lock(&ic->lock);
+	ist_conn_terminate(ic);
+	mutex_unlock(&ic->lock);
+	queue_work(ist_wq, &ic->release_work);
+}
+
+/**
+ * ist_conn_fail() - take down a connection after an error
+ * @ic: the connection
+ * @why: for the log line
+ * @err: the error
+ *
+ * A connection LIO owns is reinstated by LIO, which then calls
+ * ist_wait_conn(); one it does not own is torn down here.
+ */
+void ist_conn_fail(struct ist_conn *ic, const char *why, int err)
+{
+	enum ist_conn_state state;
+
+	mutex_lock(&ic->lock);
+	state = ic->state;
+	mutex_unlock(&ic->lock);
+
+	switch (state) {
+	case IST_CONN_ACCEPTED:
+	case IST_CONN_PENDING:
+		ist_conn_drop_unbound(ic, why);
+		break;
+	case IST_CONN_BOUND:
+	case IST_CONN_FULL_FEATURE:
+		pr_err_ratelimited("connection from %pISpc: %s (%d); closing\n",
+				   &ic->src, why, err);
+		iscsit_cause_connection_reinstatement(ic->conn, 0);
+		break;
+	default:
+		break;
+	}
+}
+
+static void ist_release_work(struct work_struct *work)
+{
+	struct ist_conn *ic = container_of(work, struct ist_conn, release_work);
+
+	isdm_queues_drain(&ic->q);
+	mutex_lock(&ic->lock);
+	ic->state = IST_CONN_DOWN;
+	mutex_unlock(&ic->lock);
+	ist_conn_put(ic);
+}
+
+static void ist_prelogin_timeout(struct work_struct *work)
+{
+	struct ist_conn *ic = container_of(to_delayed_work(work),
+					   struct ist_conn, prelogin_work);
+
+	ist_conn_drop_unbound(ic, "no login request in time");
+}
+
+/* ------------------------------------------------------------------ */
+/* connection requests                                                */
+/* ------------------------------------------------------------------ */
+
+static bool ist_same_source(const struct sockaddr_storage *a,
+			    const struct sockaddr_storage *b)
+{
+	const struct sockaddr_in *a4 = (const void *)a, *b4 = (const void *)b;
+	const struct sockaddr_in6 *a6 = (const void *)a, *b6 = (const void *)b;
+
+	if (a->ss_family != b->ss_family)
+		return false;
+	if (a->ss_family == AF_INET)
+		return a4->sin_addr.s_addr == b4->sin_addr.s_addr;
+	if (a->ss_family == AF_INET6)
+		return ipv6_addr_equal(&a6->sin6_addr, &b6->sin6_addr);
+	return false;
+}
+
+/*
+ * Make room for one more pre-login connection from @src: evict the oldest
+ * from the same source when that source is at its bound, else the oldest
+ * of the portal when the portal is.
+ */
+static void ist_np_make_room(struct ist_np *isnp,
+			     const struct sockaddr_storage *src)
+{
+	struct ist_conn *ic, *oldest_src = NULL, *victim = NULL;
+	unsigned int from_src = 0;
+
+	mutex_lock(&isnp->lock);
+	list_for_each_entry(ic, &isnp->accepted, np_entry) {
+		if (!ist_same_source(&ic->src, src))
+			continue;
+		if (!oldest_src)
+			oldest_src = ic;
+		from_src++;
+	}
+	if (max_prelogin_per_source && from_src >= max_prelogin_per_source)
+		victim = oldest_src;
+	else if (max_prelogin_per_portal &&
+		 isnp->nr_accepted >= max_prelogin_per_portal)
+		victim = list_first_entry(&isnp->accepted, struct ist_conn,
+					  np_entry);
+	if (victim)
+		ist_conn_get(victim);
+	mutex_unlock(&isnp->lock);
+
+	if (victim) {
+		ist_conn_drop_unbound(victim, "too many connections waiting for login");
+		ist_conn_put(victim);
+	}
+}
+
+static void ist_qp_event(struct ib_event *ev, void *ctx)
+{
+	struct ist_conn *ic = ctx;
+
+	if (ev->event == IB_EVENT_COMM_EST)
+		rdma_notify(ic->cm_id, ev->event);
+	else
+		pr_debug("conn %p: QP event %s\n", ic, ib_event_msg(ev->event));
+}
+
+static int ist_accept(struct ist_conn *ic, struct rdma_cm_event *event,
+		      const struct isdm_caps *ini)
+{
+	struct rdma_conn_param cp = {};
+	struct isdm_cm_rep rep;
+	struct ib_device *ib_dev = ic->dev->ib_dev;
+
+	isdm_cm_negotiate_target(ini, &ic->dev->caps, &ic->mode, &rep);
+	/*
+	 * We issue RDMA Reads: our ORD is the initiator depth, bounded by
+	 * what the initiator offers as responder resources (rdma_cm presents
+	 * the REQ from our side) and what the device can do.
+	 */
+	ic->ord = min_t(u32, event->param.conn.initiator_depth,
+			ib_dev->attrs.max_qp_init_rd_atom);
+	cp.initiator_depth = ic->ord;
+	cp.responder_resources = 0;	/* the initiator never reads from us */
+	cp.retry_count = 7;
+	cp.rnr_retry_count = 7;
+	cp.private_data = &rep;
+	cp.private_data_len = sizeof(rep);
+	return rdma_accept(ic->cm_id, &cp);
+}
+
+static int ist_connect_request(struct rdma_cm_id *cm_id,
+			       struct rdma_cm_event *event)
+{
+	struct ist_np *isnp = cm_id->context;
+	struct iscsi_np *np = isnp->np;
+	struct isdm_queue_attr qa = {};
+	struct sockaddr_storage src;
+	struct isdm_caps ini;
+	struct ist_conn *ic;
+	bool enabled;
+	int ret;
+
+	memcpy(&src, &cm_id->route.addr.dst_addr, sizeof(src));
+	spin_lock_bh(&np->np_thread_lock);
+	enabled = np->enabled;
+	spin_unlock_bh(&np->np_thread_lock);
+	if (!enabled) {
+		pr_info_ratelimited("rejecting %pISpc: portal disabled\n", &src);
+		return rdma_reject(cm_id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
+	}
+
+	ret = isdm_cm_req_parse(event->param.conn.private_data,
+				event->param.conn.private_data_len, &ini);
+	if (ret) {
+		pr_warn_ratelimited("rejecting %pISpc: malformed iSER CM private data (%u bytes, %d)\n",
+				    &src, event->param.conn.private_data_len, ret);
+		return rdma_reject(cm_id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
+	}
+
+	ist_np_make_room(isnp, &src);
+
+	ic = kzalloc(sizeof(*ic), GFP_KERNEL);
+	if (!ic)
+		goto reject;
+	ic->cm_id = cm_id;
+	ic->isnp = isnp;
+	ic->src = src;
+	ic->state = IST_CONN_ACCEPTED;
+	mutex_init(&ic->lock);
+	kref_init(&ic->ref);
+	INIT_LIST_HEAD(&ic->np_entry);
+	INIT_LIST_HEAD(&ic->entry);
+	init_completion(&ic->login_req_comp);
+	INIT_DELAYED_WORK(&ic->prelogin_work, ist_prelogin_timeout);
+	INIT_WORK(&ic->release_work, ist_release_work);
+
+	ic->dev = isdm_device_get(cm_id->device);
+	if (IS_ERR(ic->dev)) {
+		ret = PTR_ERR(ic->dev);
+		kfree(ic);
+		pr_warn_ratelimited("rejecting %pISpc: device %s unusable (%d)\n",
+				    &src, dev_name(&cm_id->device->dev), ret);
+		goto reject;
+	}
+
+	ret = isdm_rx_desc_init(ic->dev, &ic->login_rx,
+				ISDM_HDR_LEN_EXT + ISDM_BHS_LEN + IST_AHS_MAX +
+				IST_LOGIN_DATA_MAX, ist_login_recv_done);
+	if (ret)
+		goto free;
+	ic->login_rsp = kzalloc(IST_LOGIN_DATA_MAX, GFP_KERNEL);
+	if (!ic->login_rsp)
+		goto free;
+	ic->login_rsp_dma = ib_dma_map_single(ic->dev->ib_dev, ic->login_rsp,
+					      IST_LOGIN_DATA_MAX, DMA_TO_DEVICE);
+	if (ib_dma_mapping_error(ic->dev->ib_dev, ic->login_rsp_dma)) {
+		ic->login_rsp_dma = 0;
+		goto free;
+	}
+
+	/*
+	 * Queue sizes. Receives: the login buffer now, up to IST_MAX_RX at
+	 * full feature phase (ist_get_rx_pdu() posts what the session's
+	 * window needs). Sends: one response per receive buffer plus a few
+	 * unexpected PDUs. RDMA: IST_MAX_RDMA_CMDS commands of IST_RDMA_PAGES
+	 * pages each, split into as many WRs as the device's SGE limit for
+	 * RDMA Reads demands (rdma_rw adds one send WR per context).
+	 */
+	qa.recv_wr = IST_MAX_RX;
+	qa.send_wr = IST_MAX_RX + IST_EXTRA_SENDS;
+	qa.rdma_ctxs = IST_MAX_RDMA_CMDS *
+		DIV_ROUND_UP(IST_RDMA_PAGES,
+			     max_t(u32, 1, ic->dev->ib_dev->attrs.max_sge_rd));
+	qa.send_sge = 2;
+	qa.poll_ctx = IB_POLL_WORKQUEUE;
+	qa.qp_context = ic;
+	qa.event_handler = ist_qp_event;
+	ret = isdm_queues_create(cm_id, ic->dev, &ic->q, &qa);
+	if (ret)
+		goto free;
+
+	ret = isdm_rx_post(ic->q.qp, ic->dev, &ic->login_rx);
+	if (ret)
+		goto destroy;
+
+	cm_id->context = ic;
+	ret = ist_accept(ic, event, &ini);
+	if (ret) {
+		cm_id->context = isnp;
+		goto destroy;
+	}
+
+	mutex_lock(&ist_conn_list_mutex);
+	list_add_tail(&ic->entry, &ist_conn_list);
+	mutex_unlock(&ist_conn_list_mutex);
+
+	mutex_lock(&isnp->lock);
+	list_add_tail(&ic->np_entry, &isnp->accepted);
+	isnp->nr_accepted++;
+	mutex_unlock(&isnp->lock);
+	queue_delayed_work(ist_wq, &ic->prelogin_work, prelogin_timeout * HZ);
+	pr_debug("accepted %pISpc: %s header, %s, ORD %u\n", &src,
+		 ic->mode.zbva ? "12-byte" : "28-byte",
+		 ic->mode.send_inv ? "SendInv" : "no SendInv", ic->ord);
+	return 0;
+
+destroy:
+	isdm_queues_destroy(&ic->q);
+free:
+	ist_conn_free(ic);
+reject:
+	rdma_reject(cm_id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
+	/* non-zero: rdma_cm destroys the id */
+	return -ENOMEM;
+}
+
+/* Hand a connection to LIO's login thread once it is usable. */
+static void ist_conn_ready(struct ist_conn *ic)
+{
+	struct ist_np *isnp = ic->isnp;
+	bool ready = false;
+
+	mutex_lock(&isnp->lock);
+	if (!list_empty(&ic->np_entry) && ic->state == IST_CONN_ACCEPTED &&
+	    ic->established && ic->login_len) {
+		list_move_tail(&ic->np_entry, &isnp->pending);
+		isnp->nr_accepted--;
+		ic->state = IST_CONN_PENDING;
+		ready = true;
+	}
+	mutex_unlock(&isnp->lock);
+	if (ready) {
+		cancel_delayed_work(&ic->prelogin_work);
+		up(&isnp->sem);
+	}
+}
+
+static int ist_conn_cm_event(struct ist_conn *ic, struct rdma_cm_event *ev)
+{
+	switch (ev->event) {
+	case RDMA_CM_EVENT_ESTABLISHED:
+		ic->established = true;
+		ist_conn_ready(ic);
+		break;
+	case RDMA_CM_EVENT_DISCONNECTED:
+	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
+	case RDMA_CM_EVENT_ADDR_CHANGE:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+	case RDMA_CM_EVENT_UNREACHABLE:
+	case RDMA_CM_EVENT_REJECTED:
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		ist_conn_fail(ic, rdma_event_msg(ev->event), ev->status);
+		break;
+	default:
+		pr_debug("conn %p: CM event %s\n", ic, rdma_event_msg(ev->event));
+		break;
+	}
+	return 0;
+}
+
+static int ist_cma_handler(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev);
+
+static struct rdma_cm_id *ist_listen(struct ist_np *isnp)
+{
+	struct sockaddr *sa = (struct sockaddr *)&isnp->np->np_sockaddr;
+	struct rdma_cm_id *id;
+	int ret;
+
+	id = rdma_create_id(&init_net, ist_cma_handler, isnp, RDMA_PS_TCP,
+			    IB_QPT_RC);
+	if (IS_ERR(id))
+		return id;
+	/* IPv4 and IPv6 portals may share a port */
+	ret = rdma_set_afonly(id, 1);
+	if (!ret)
+		ret = rdma_bind_addr(id, sa);
+	if (!ret)
+		ret = rdma_listen(id, 0);
+	if (ret) {
+		rdma_destroy_id(id);
+		return ERR_PTR(ret);
+	}
+	return id;
+}
+
+static int ist_np_cm_event(struct ist_np *isnp, struct rdma_cm_event *ev)
+{
+	switch (ev->event) {
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		pr_info("portal %pISpc: device removed, listener closed\n",
+			&isnp->np->np_sockaddr);
+		mutex_lock(&isnp->lock);
+		isnp->cm_id = NULL;
+		mutex_unlock(&isnp->lock);
+		return 1;	/* rdma_cm destroys the listening id */
+	default:
+		pr_debug("portal %pISpc: CM event %s\n",
+			 &isnp->np->np_sockaddr, rdma_event_msg(ev->event));
+		return 0;
+	}
+}
+
+static int ist_cma_handler(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
+{
+	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
+		return ist_connect_request(cm_id, ev);
+	if (cm_id->qp)
+		return ist_conn_cm_event(cm_id->context, ev);
+	return ist_np_cm_event(cm_id->context, ev);
+}
+
+/* ------------------------------------------------------------------ */
+/* LIO portal callbacks                                               */
+/* ------------------------------------------------------------------ */
+
+int ist_setup_np(struct iscsi_np *np, struct sockaddr_storage *ksockaddr)
+{
+	struct rdma_cm_id *id;
+	struct ist_np *isnp;
+
+	isnp = kzalloc(sizeof(*isnp), GFP_KERNEL);
+	if (!isnp)
+		return -ENOMEM;
+	sema_init(&isnp->sem, 0);
+	mutex_init(&isnp->lock);
+	INIT_LIST_HEAD(&isnp->accepted);
+	INIT_LIST_HEAD(&isnp->pending);
+	isnp->np = np;
+	memcpy(&np->np_sockaddr, ksockaddr, sizeof(*ksockaddr));
+
+	id = ist_listen(isnp);
+	if (IS_ERR(id)) {
+		pr_err("portal %pISpc: cannot listen (%ld)\n", ksockaddr,
+		       PTR_ERR(id));
+		kfree(isnp);
+		return PTR_ERR(id);
+	}
+	isnp->cm_id = id;
+	np->np_context = isnp;
+	pr_info("iSER portal %pISpc enabled\n", ksockaddr);
+	return 0;
+}
+
+int ist_accept_np(struct iscsi_np *np, struct iscsit_conn *conn)
+{
+	struct ist_np *isnp = np->np_context;
+	struct ist_conn *ic;
+
+	for (;;) {
+		if (down_interruptible(&isnp->sem))
+			return -ENODEV;
+		spin_lock_bh(&np->np_thread_lock);
+		if (np->np_thread_state >= ISCSI_NP_THREAD_RESET) {
+			spin_unlock_bh(&np->np_thread_lock);
+			return -ENODEV;
+		}
+		spin_unlock_bh(&np->np_thread_lock);
+
+		mutex_lock(&isnp->lock);
+		ic = list_first_entry_or_null(&isnp->pending, struct ist_conn,
+					      np_entry);
+		if (ic)
+			list_del_init(&ic->np_entry);
+		mutex_unlock(&isnp->lock);
+		if (ic)
+			break;
+	}
+
+	ist_conn_get(ic);	/* LIO's reference, dropped in ist_free_conn() */
+	mutex_lock(&ic->lock);
+	ic->conn = conn;
+	conn->context = ic;
+	if (ic->state == IST_CONN_PENDING)
+		ic->state = IST_CONN_BOUND;
+	mutex_unlock(&ic->lock);
+
+	conn->login_family = np->np_sockaddr.ss_family;
+	conn->login_sockaddr = ic->cm_id->route.addr.dst_addr;
+	conn->local_sockaddr = ic->cm_id->route.addr.src_addr;
+	return 0;
+}
+
+void ist_free_np(struct iscsi_np *np)
+{
+	struct ist_np *isnp = np->np_context;
+	struct ist_conn *ic;
+	struct rdma_cm_id *id;
+
+	mutex_lock(&isnp->lock);
+	id = isnp->cm_id;
+	isnp->cm_id = NULL;
+	mutex_unlock(&isnp->lock);
+	/* after this no CONNECT_REQUEST can add to the lists */
+	if (id)
+		rdma_destroy_id(id);
+
+	for (;;) {
+		mutex_lock(&isnp->lock);
+		ic = list_first_entry_or_null(&isnp->accepted, struct ist_conn,
+					      np_entry);
+		if (!ic)
+			ic = list_first_entry_or_null(&isnp->pending,
+						      struct ist_conn, np_entry);
+		if (ic)
+			ist_conn_get(ic);
+		mutex_unlock(&isnp->lock);
+		if (!ic)
+			break;
+		ist_conn_drop_unbound(ic, "portal disabled");
+		ist_conn_put(ic);
+	}
+	flush_workqueue(ist_wq);
+	pr_info("iSER portal %pISpc disabled\n", &np->np_sockaddr);
+	np->np_context = NULL;
+	kfree(isnp);
+}
+
+void ist_wait_conn(struct iscsit_conn *conn)
+{
+	struct ist_conn *ic = conn->context;
+
+	mutex_lock(&ic->lock);
+	ist_conn_terminate(ic);
+	mutex_unlock(&ic->lock);
+
+	isdm_queues_drain(&ic->q);
+	ist_put_unsol_pending_cmds(conn);
+	if (conn->sess) {
+		target_stop_cmd_counter(conn->cmd_cnt);
+		target_wait_for_cmds(conn->cmd_cnt);
+	}
+	if (ic->logout_posted)
+		wait_for_completion_timeout(&conn->conn_logout_comp,
+					    SECONDS_FOR_LOGOUT_COMP * HZ);
+	/* control completions still running on ist_comp_wq use the conn */
+	wait_var_event(&ic->ctrl_cnt, !atomic_read(&ic->ctrl_cnt));
+	queue_work(ist_wq, &ic->release_work);
+}
+
+void ist_free_conn(struct iscsit_conn *conn)
+{
+	struct ist_conn *ic = conn->context;
+
+	isdm_queues_drain(&ic->q);
+	ist_conn_put(ic);
+}
+
+/* ------------------------------------------------------------------ */
+/* login                                                              */
+/* ------------------------------------------------------------------ */
+
+static void *ist_login_bhs(struct ist_conn *ic)
+{
+	return ic->login_rx.buf + ic->mode.hdr_len;
+}
+
+/* Copy the received login PDU into LIO's login structure. */
+static void ist_login_to_lio(struct ist_conn *ic, struct iscsi_login *login)
+{
+	struct iscsi_login_req *req = ist_login_bhs(ic);
+	u32 dlen = ntoh24(req->dlength);
+
+	if (login->first_request) {
+		login->leading_connection = !req->tsih;
+		login->current_stage = (req->flags &
+			ISCSI_FLAG_LOGIN_CURRENT_STAGE_MASK) >> 2;
+		login->version_min = req->min_version;
+		login->version_max = req->max_version;
+		memcpy(login->isid, req->isid, sizeof(login->isid));
+		login->cmd_sn = be32_to_cpu(req->cmdsn);
+		login->init_task_tag = req->itt;
+		login->initial_exp_statsn = be32_to_cpu(req->exp_statsn);
+		login->cid = be16_to_cpu(req->cid);
+		login->tsih = be16_to_cpu(req->tsih);
+	}
+	memcpy(login->req, req, ISCSI_HDR_LEN);
+	/* ist_login_recv_done() bounded dlen by IST_LOGIN_DATA_MAX */
+	memcpy(login->req_buf, (u8 *)req + ISCSI_HDR_LEN + req->hlength * 4,
+	       dlen);
+}
+
+static void ist_login_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct ist_conn *ic = wc->qp->qp_context;
+	struct isdm_rx_pdu pdu;
+	struct iscsi_login *login;
+	int ret;
+
+	if (wc->status != IB_WC_SUCCESS) {
+		if (wc->status != IB_WC_WR_FLUSH_ERR)
+			ist_conn_fail(ic, "login receive failed", wc->status);
+		return;
+	}
+	ib_dma_sync_single_for_cpu(ic->dev->ib_dev, ic->login_rx.dma,
+				   ic->login_rx.size, DMA_FROM_DEVICE);
+	ret = isdm_rx_parse(ic->login_rx.buf, wc->byte_len, &ic->mode,
+			    ISDM_ROLE_TARGET, ISDM_PHASE_LOGIN,
+			    IST_LOGIN_DATA_MAX, &pdu);
+	if (ret) {
+		pr_warn_ratelimited("connection from %pISpc: bad login PDU (%u bytes, %d)\n",
+				    &ic->src, wc->byte_len, ret);
+		ist_conn_fail(ic, "malformed login PDU", ret);
+		return;
+	}
+
+	mutex_lock(&ic->lock);
+	if (ic->state == IST_CONN_ACCEPTED) {
+		ic->login_len = wc->byte_len;
+		mutex_unlock(&ic->lock);
+		ist_conn_ready(ic);
+		return;
+	}
+	login = ic->conn ? ic->conn->conn_login : NULL;
+	if (ic->state != IST_CONN_BOUND || !login || login->first_request) {
+		mutex_unlock(&ic->lock);
+		ist_conn_fail(ic, "unexpected login PDU", -EPROTO);
+		return;
+	}
+	ic->login_len = wc->byte_len;
+	ist_login_to_lio(ic, login);
+	queue_delayed_work(ist_login_wq, &ic->conn->login_work, 0);
+	complete(&ic->login_req_comp);
+	mutex_unlock(&ic->lock);
+}
+
+int ist_get_login_rx(struct iscsit_conn *conn, struct iscsi_login *login)
+{
+	struct ist_conn *ic = conn->context;
+	int ret;
+
+	if (login->first_request) {
+		/* arrived before ist_accept_np() handed us to LIO */
+		ist_login_to_lio(ic, login);
+		return 0;
+	}
+	/* ist_login_recv_done() already copied it and queued login_work */
+	ret = wait_for_completion_interruptible(&ic->login_req_comp);
+	if (ret)
+		return ret;
+	reinit_completion(&ic->login_req_comp);
+	return 0;
+}
+
+static void ist_login_send_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct ist_conn *ic = wc->qp->qp_context;
+
+	if (wc->status != IB_WC_SUCCESS && wc->status != IB_WC_WR_FLUSH_ERR)
+		ist_conn_fail(ic, "login send failed", wc->status);
+	ist_tx_unmap(ic, &ic->login_tx);
+}
+
+static int ist_login_send(struct ist_conn *ic)
+{
+	int ret = ist_post_send(ic, &ic->login_tx, NULL);
+
+	if (ret)
+		ist_tx_unmap(ic, &ic->login_tx);
+	return ret;
+}
+
+int ist_put_login_tx(struct iscsit_conn *conn, struct iscsi_login *login,
+		     u32 length)
+{
+	struct ist_conn *ic = conn->context;
+	struct ist_tx_desc *tx = &ic->login_tx;
+	struct ib_device *ib_dev = ic->dev->ib_dev;
+	int ret;
+
+	if (length > IST_LOGIN_DATA_MAX)
+		return -EINVAL;
+	ret = ist_tx_init(ic, tx, login->rsp, NULL, ist_login_send_done);
+	if (ret)
+		return ret;
+	if (length) {
+		ib_dma_sync_single_for_cpu(ib_dev, ic->login_rsp_dma, length,
+					   DMA_TO_DEVICE);
+		memcpy(ic->login_rsp, login->rsp_buf, length);
+		ib_dma_sync_single_for_device(ib_dev, ic->login_rsp_dma,
+					      length, DMA_TO_DEVICE);
+		tx->sge[1].addr = ic->login_rsp_dma;
+		tx->sge[1].length = length;
+		tx->sge[1].lkey = ic->dev->pd->local_dma_lkey;
+		tx->num_sge = 2;
+	}
+
+	if (!login->login_failed) {
+		if (login->login_complete) {
+			/*
+			 * Sent by ist_get_rx_pdu() once LIO registered the
+			 * session and the full-feature buffers are posted.
+			 */
+			ic->login_rsp_pending = true;
+			return 0;
+		}
+		ret = isdm_rx_post(ic->q.qp, ic->dev, &ic->login_rx);
+		if (ret) {
+			ist_tx_unmap(ic, tx);
+			return ret;
+		}
+	}
+	return ist_login_send(ic);
+}
+
+/*
+ * Receive buffers for full feature phase: one per command the window
+ * allows, plus unsolicited Data-Out PDUs when InitialR2T=No, plus room
+ * for immediate (unexpected) PDUs.
+ */
+static u32 ist_rx_count(struct iscsit_conn *conn)
+{
+	struct iscsi_sess_ops *so = conn->sess->sess_ops;
+	u32 trdsl = conn->conn_ops->TargetRecvDataSegmentLength;
+	u32 depth, per_cmd = 1;
+
+	depth = conn->sess->se_sess->se_node_acl ?
+		conn->sess->se_sess->se_node_acl->queue_depth : 0;
+	if (!depth)
+		depth = conn->tpg->tpg_attrib.default_cmdsn_depth;
+	if (!so->InitialR2T && trdsl)
+		per_cmd += DIV_ROUND_UP(so->FirstBurstLength, trdsl);
+	return clamp_t(u32, depth * per_cmd + IST_EXTRA_SENDS, 16, IST_MAX_RX);
+}
+
+void ist_get_rx_pdu(struct iscsit_conn *conn)
+{
+	struct ist_conn *ic = conn->context;
+	struct completion forever;
+	u32 i, n, size;
+	int ret;
+
+	if (!ic->login_rsp_pending)
+		return;
+	ic->login_rsp_pending = false;
+
+	ic->rx_max_data = conn->conn_ops->TargetRecvDataSegmentLength;
+	if (conn->sess->sess_ops->SessionType || !ic->rx_max_data)
+		ic->rx_max_data = IST_LOGIN_DATA_MAX;
+	size = ISDM_HDR_LEN_EXT + ISDM_BHS_LEN + IST_AHS_MAX +
+	       ALIGN(ic->rx_max_data, 4);
+	n = ist_rx_count(conn);
+	ic->rx = kcalloc(n, sizeof(*ic->rx), GFP_KERNEL);
+	if (!ic->rx)
+		return;
+	ic->nr_rx = n;
+	for (i = 0; i < n; i++) {
+		ret = isdm_rx_desc_init(ic->dev, &ic->rx[i], size,
+					ist_recv_done);
+		if (!ret)
+			ret = isdm_rx_post(ic->q.qp, ic->dev, &ic->rx[i]);
+		if (ret) {
+			pr_err("connection from %pISpc: cannot post %u receive buffers of %u bytes (%d)\n",
+			       &ic->src, n, size, ret);
+			return;
+		}
+	}
+
+	mutex_lock(&ic->lock);
+	if (ic->state == IST_CONN_BOUND)
+		ic->state = IST_CONN_FULL_FEATURE;
+	mutex_unlock(&ic->lock);
+	pr_info("%s session from %pISpc: %s header, %s, ORD %u, %u receive buffers of %u bytes\n",
+		conn->sess->sess_ops->SessionType ? "discovery" : "normal",
+		&ic->src, ic->mode.zbva ? "12-byte (ZBVA)" : "28-byte",
+		ic->mode.send_inv ? "Send with Invalidate" : "no Send with Invalidate",
+		ic->ord, n, size);
+
+	if (ist_login_send(ic))
+		return;
+
+	/* LIO tears the connection down when this returns; wait for that */
+	init_completion(&forever);
+	wait_for_completion_interruptible(&forever);
+}
+
+/* ------------------------------------------------------------------ */
+/* device removal                                                     */
+/* ------------------------------------------------------------------ */
+
+static unsigned int ist_conns_on(struct ib_device *ib_dev)
+{
+	struct ist_conn *ic;
+	unsigned int n = 0;
+
+	mutex_lock(&ist_conn_list_mutex);
+	list_for_each_entry(ic, &ist_conn_list, entry)
+		n += ic->dev->ib_dev == ib_dev;
+	mutex_unlock(&ist_conn_list_mutex);
+	return n;
+}
+
+/**
+ * ist_remove_device() - the core's ib_client says @ib_dev is going away
+ * @ib_dev: the device
+ *
+ * Fails every connection on the device and waits until all are released.
+ */
+void ist_remove_device(struct ib_device *ib_dev)
+{
+	struct ist_conn *ic, *victim;
+
+	for (;;) {
+		victim = NULL;
+		mutex_lock(&ist_conn_list_mutex);
+		list_for_each_entry(ic, &ist_conn_list, entry) {
+			if (ic->dev->ib_dev == ib_dev && !ic->dev_removed &&
+			    kref_get_unless_zero(&ic->ref)) {
+				ic->dev_removed = true;
+				victim = ic;
+				break;
+			}
+		}
+		mutex_unlock(&ist_conn_list_mutex);
+		if (!victim)
+			break;
+		ist_conn_fail(victim, "device removed", -ENODEV);
+		ist_conn_put(victim);
+	}
+	if (!wait_event_timeout(ist_conn_release_wq, !ist_conns_on(ib_dev),
+				120 * HZ))
+		pr_err("%s: connections still open 120 s after device removal\n",
+		       dev_name(&ib_dev->dev));
+}

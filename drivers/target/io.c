@@ -1,0 +1,785 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ib_isert: full feature phase. Received PDUs are validated by the wire
+ * layer, copied out of the receive buffer (which is reposted at once) and
+ * handed to LIO; responses go out as Sends, read data as RDMA Writes
+ * chained in front of the SCSI Response, write data is pulled with RDMA
+ * Reads, both through rdma_rw.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+#include <target/iscsi/iscsi_target_core.h>
+#include <target/target_core_fabric.h>
+
+#include "isdm/compat.h"
+#include "ist.h"
+
+static void ist_send_done(struct ib_cq *cq, struct ib_wc *wc);
+
+static struct ist_cmd *ist_cmd_of(struct ib_cqe *cqe)
+{
+	return container_of(cqe, struct ist_cmd, tx.cqe);
+}
+
+static struct iscsit_cmd *ist_alloc_cmd(struct ist_conn *ic)
+{
+	struct iscsit_cmd *cmd;
+	struct ist_cmd *icmd;
+
+	cmd = iscsit_allocate_cmd(ic->conn, TASK_INTERRUPTIBLE);
+	if (!cmd)
+		return NULL;
+	icmd = iscsit_priv_cmd(cmd);
+	icmd->conn = ic;
+	icmd->cmd = cmd;
+	return cmd;
+}
+
+static void ist_rw_destroy(struct ist_cmd *icmd)
+{
+	struct se_cmd *se_cmd = &icmd->cmd->se_cmd;
+	struct ist_conn *ic = icmd->conn;
+
+	if (!icmd->rw_init)
+		return;
+	rdma_rw_ctx_destroy(&icmd->rw, ic->q.qp, ic->cm_id->port_num,
+			    se_cmd->t_data_sg, se_cmd->t_data_nents,
+			    target_reverse_dma_direction(se_cmd));
+	icmd->rw_init = false;
+}
+
+static void ist_unlink_cmd(struct iscsit_conn *conn, struct iscsit_cmd *cmd)
+{
+	spin_lock_bh(&conn->cmd_lock);
+	if (!list_empty(&cmd->i_conn_node))
+		list_del_init(&cmd->i_conn_node);
+	spin_unlock_bh(&conn->cmd_lock);
+}
+
+/* Give a command back to LIO once its last Send completed. */
+static void ist_put_cmd(struct ist_cmd *icmd, bool comp_err)
+{
+	struct iscsit_cmd *cmd = icmd->cmd;
+	struct iscsit_conn *conn = icmd->conn->conn;
+	struct iscsi_text_rsp *hdr;
+
+	switch (cmd->iscsi_opcode) {
+	case ISCSI_OP_SCSI_CMD:
+		ist_unlink_cmd(conn, cmd);
+		if (cmd->data_direction == DMA_TO_DEVICE) {
+			iscsit_stop_dataout_timer(cmd);
+			/*
+			 * A WRITE that failed while LIO waited for its data
+			 * still holds the reference of the write_pending
+			 * hand-off.
+			 */
+			if (comp_err &&
+			    cmd->se_cmd.t_state == TRANSPORT_WRITE_PENDING)
+				target_put_sess_cmd(&cmd->se_cmd);
+		}
+		ist_rw_destroy(icmd);
+		transport_generic_free_cmd(&cmd->se_cmd, 0);
+		break;
+	case ISCSI_OP_SCSI_TMFUNC:
+		ist_unlink_cmd(conn, cmd);
+		transport_generic_free_cmd(&cmd->se_cmd, 0);
+		break;
+	case ISCSI_OP_REJECT:
+	case ISCSI_OP_NOOP_OUT:
+	case ISCSI_OP_TEXT:
+		hdr = (struct iscsi_text_rsp *)(icmd->tx.hdr + ISDM_HDR_LEN_EXT);
+		/* a Text command with more to come stays alive */
+		if (cmd->iscsi_opcode == ISCSI_OP_TEXT &&
+		    (hdr->flags & ISCSI_FLAG_TEXT_CONTINUE))
+			break;
+		ist_unlink_cmd(conn, cmd);
+		/* a Reject that replaced a SCSI command owns its se_cmd */
+		if (cmd->se_cmd.se_tfo) {
+			transport_generic_free_cmd(&cmd->se_cmd, 0);
+			break;
+		}
+		fallthrough;
+	default:
+		iscsit_release_cmd(cmd);
+		break;
+	}
+}
+
+static void ist_unmap_pdu(struct ist_cmd *icmd)
+{
+	struct ist_conn *ic = icmd->conn;
+
+	ist_tx_unmap(ic, &icmd->tx);
+	if (icmd->pdu_dma) {
+		ib_dma_unmap_single(ic->dev->ib_dev, icmd->pdu_dma,
+				    icmd->pdu_len, DMA_TO_DEVICE);
+		icmd->pdu_dma = 0;
+	}
+}
+
+/*
+ * Build the Send of a response: @bhs (48 bytes, built by LIO) plus an
+ * optional data segment at @data. @adv is the command's STags for the
+ * Send-with-Invalidate rule (SCSI Response only).
+ */
+static int ist_build_send(struct ist_cmd *icmd, const void *bhs,
+			  const struct isdm_stags *adv, void *data, u32 len)
+{
+	struct ist_conn *ic = icmd->conn;
+	struct ib_device *ib_dev = ic->dev->ib_dev;
+	int ret;
+
+	ret = ist_tx_init(ic, &icmd->tx, bhs, adv, ist_send_done);
+	if (ret)
+		return ret;
+	if (!len)
+		return 0;
+	icmd->pdu_dma = ib_dma_map_single(ib_dev, data, len, DMA_TO_DEVICE);
+	if (ib_dma_mapping_error(ib_dev, icmd->pdu_dma)) {
+		icmd->pdu_dma = 0;
+		ist_tx_unmap(ic, &icmd->tx);
+		return -ENOMEM;
+	}
+	icmd->pdu_len = len;
+	icmd->tx.sge[1].addr = icmd->pdu_dma;
+	icmd->tx.sge[1].length = len;
+	icmd->tx.sge[1].lkey = ic->dev->pd->local_dma_lkey;
+	icmd->tx.num_sge = 2;
+	return 0;
+}
+
+static int ist_send(struct ist_cmd *icmd, const void *bhs,
+		    const struct isdm_stags *adv, void *data, u32 len)
+{
+	int ret = ist_build_send(icmd, bhs, adv, data, len);
+
+	if (ret)
+		return ret;
+	ret = ist_post_send(icmd->conn, &icmd->tx, NULL);
+	if (ret) {
+		ist_unmap_pdu(icmd);
+		/* a full send queue is backpressure: LIO retries */
+		return ret == -ENOMEM ? -EAGAIN : ret;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* completions                                                        */
+/* ------------------------------------------------------------------ */
+
+static void ist_control_comp(struct work_struct *work)
+{
+	struct ist_cmd *icmd = container_of(work, struct ist_cmd, comp_work);
+	struct ist_conn *ic = icmd->conn;
+	struct iscsit_cmd *cmd = icmd->cmd;
+	bool counted = cmd->i_state != ISTATE_SEND_LOGOUTRSP;
+
+	switch (cmd->i_state) {
+	case ISTATE_SEND_TASKMGTRSP:
+		iscsit_tmr_post_handler(cmd, cmd->conn);
+		fallthrough;
+	case ISTATE_SEND_REJECT:
+	case ISTATE_SEND_TEXTRSP:
+		cmd->i_state = ISTATE_SENT_STATUS;
+		ist_put_cmd(icmd, false);
+		break;
+	case ISTATE_SEND_LOGOUTRSP:
+		iscsit_logout_post_handler(cmd, cmd->conn);
+		break;
+	default:
+		break;
+	}
+	/* paired with ist_send_done(); ist_wait_conn() waits for zero */
+	if (counted && atomic_dec_and_test(&ic->ctrl_cnt))
+		wake_up_var(&ic->ctrl_cnt);
+}
+
+static void ist_send_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct ist_cmd *icmd = ist_cmd_of(wc->wr_cqe);
+	struct ist_conn *ic = icmd->conn;
+	struct iscsit_cmd *cmd = icmd->cmd;
+
+	ist_unmap_pdu(icmd);
+	if (wc->status != IB_WC_SUCCESS) {
+		if (wc->status != IB_WC_WR_FLUSH_ERR)
+			ist_conn_fail(ic, "send failed", wc->status);
+		ist_put_cmd(icmd, true);
+		return;
+	}
+
+	switch (cmd->i_state) {
+	case ISTATE_SEND_TASKMGTRSP:
+	case ISTATE_SEND_LOGOUTRSP:
+	case ISTATE_SEND_REJECT:
+	case ISTATE_SEND_TEXTRSP:
+		if (cmd->i_state != ISTATE_SEND_LOGOUTRSP)
+			atomic_inc(&ic->ctrl_cnt);
+		INIT_WORK(&icmd->comp_work, ist_control_comp);
+		queue_work(ist_comp_wq, &icmd->comp_work);
+		break;
+	default:
+		cmd->i_state = ISTATE_SENT_STATUS;
+		ist_put_cmd(icmd, false);
+		break;
+	}
+}
+
+static void ist_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct ist_cmd *icmd = ist_cmd_of(wc->wr_cqe);
+	struct ist_conn *ic = icmd->conn;
+	struct iscsit_cmd *cmd = icmd->cmd;
+
+	if (wc->status != IB_WC_SUCCESS) {
+		if (wc->status != IB_WC_WR_FLUSH_ERR)
+			ist_conn_fail(ic, "RDMA Read failed", wc->status);
+		ist_put_cmd(icmd, true);
+		return;
+	}
+	iscsit_stop_dataout_timer(cmd);
+	ist_rw_destroy(icmd);
+	cmd->write_data_done = cmd->se_cmd.data_length;
+	spin_lock_bh(&cmd->istate_lock);
+	cmd->cmd_flags |= ICF_GOT_LAST_DATAOUT;
+	cmd->i_state = ISTATE_RECEIVED_LAST_DATAOUT;
+	spin_unlock_bh(&cmd->istate_lock);
+	target_execute_cmd(&cmd->se_cmd);
+}
+
+/* ------------------------------------------------------------------ */
+/* received PDUs                                                      */
+/* ------------------------------------------------------------------ */
+
+static u32 ist_unsol_len(struct iscsit_conn *conn, const u8 *bhs, u32 dlen)
+{
+	struct iscsi_sess_ops *so = conn->sess->sess_ops;
+	u32 edtl = get_unaligned_be32(bhs + 20);
+
+	if (so->InitialR2T)
+		return dlen;
+	return max(dlen, min(so->FirstBurstLength, edtl));
+}
+
+static int ist_handle_scsi_cmd(struct ist_conn *ic, u8 *buf,
+			       const struct isdm_rx_pdu *pdu)
+{
+	struct iscsit_conn *conn = ic->conn;
+	u8 *bhs = buf + pdu->bhs_off;
+	struct iscsi_scsi_req *hdr = (struct iscsi_scsi_req *)bhs;
+	bool dump_payload = false;
+	struct iscsit_cmd *cmd;
+	struct ist_cmd *icmd;
+	u32 imm_len;
+	int rc;
+
+	rc = isdm_check_cmd_stags(bhs, &pdu->stags,
+				  ist_unsol_len(conn, bhs, pdu->data_len));
+	if (rc) {
+		pr_err_ratelimited("connection from %pISpc: SCSI command ITT 0x%08x with STags that do not match its direction (%d)\n",
+				   &ic->src, (__force u32)hdr->itt, rc);
+		return rc;
+	}
+
+	cmd = ist_alloc_cmd(ic);
+	if (!cmd)
+		return -ENOMEM;
+	icmd = iscsit_priv_cmd(cmd);
+	icmd->stags = pdu->stags;
+
+	rc = iscsit_setup_scsi_cmd(conn, cmd, bhs);
+	if (rc < 0)
+		return 0;	/* LIO rejected it and owns the command */
+
+	rc = iscsit_process_scsi_cmd(conn, cmd, hdr);
+	if (rc < 0)
+		return 0;
+	if (rc > 0)
+		dump_payload = true;
+
+	if (!dump_payload && cmd->immediate_data) {
+		imm_len = min3(cmd->first_burst_len, pdu->data_len,
+			       cmd->se_cmd.data_length);
+		sg_copy_from_buffer(cmd->se_cmd.t_data_sg,
+				    cmd->se_cmd.t_data_nents,
+				    buf + pdu->data_off, imm_len);
+		cmd->write_data_done += imm_len;
+		if (cmd->write_data_done == cmd->se_cmd.data_length) {
+			spin_lock_bh(&cmd->istate_lock);
+			cmd->cmd_flags |= ICF_GOT_LAST_DATAOUT;
+			cmd->i_state = ISTATE_RECEIVED_LAST_DATAOUT;
+			spin_unlock_bh(&cmd->istate_lock);
+		}
+	}
+
+	rc = iscsit_sequence_cmd(conn, cmd, bhs, hdr->cmdsn);
+	if (!rc && !dump_payload && cmd->unsolicited_data)
+		iscsit_set_unsolicited_dataout(cmd);
+	else if (dump_payload && cmd->immediate_data)
+		target_put_sess_cmd(&cmd->se_cmd);
+	return 0;
+}
+
+static int ist_handle_data_out(struct ist_conn *ic, u8 *buf,
+			       const struct isdm_rx_pdu *pdu)
+{
+	struct iscsi_data *hdr = (struct iscsi_data *)(buf + pdu->bhs_off);
+	struct iscsit_cmd *cmd = NULL;
+	u32 offset = be32_to_cpu(hdr->offset);
+	int rc;
+
+	rc = iscsit_check_dataout_hdr(ic->conn, (unsigned char *)hdr, &cmd);
+	if (rc < 0 || !cmd)
+		return 0;	/* rejected or dumped by LIO */
+
+	/* RFC 5046 7.3.4: solicited Data-Out does not exist with iSER */
+	if (!cmd->unsolicited_data) {
+		pr_err_ratelimited("connection from %pISpc: solicited Data-Out for ITT 0x%08x\n",
+				   &ic->src, (__force u32)hdr->itt);
+		return -EPROTO;
+	}
+	if (offset > cmd->se_cmd.data_length ||
+	    pdu->data_len > cmd->se_cmd.data_length - offset) {
+		pr_err_ratelimited("connection from %pISpc: Data-Out offset %u + %u beyond %u\n",
+				   &ic->src, offset, pdu->data_len,
+				   cmd->se_cmd.data_length);
+		return -EPROTO;
+	}
+	sg_pcopy_from_buffer(cmd->se_cmd.t_data_sg, cmd->se_cmd.t_data_nents,
+			     buf + pdu->data_off, pdu->data_len, offset);
+	return iscsit_check_dataout_payload(cmd, hdr, false);
+}
+
+static int ist_handle_nop_out(struct ist_conn *ic, u8 *buf,
+			      const struct isdm_rx_pdu *pdu)
+{
+	struct iscsi_nopout *hdr = (struct iscsi_nopout *)(buf + pdu->bhs_off);
+	struct iscsit_cmd *cmd;
+	int rc;
+
+	cmd = ist_alloc_cmd(ic);
+	if (!cmd)
+		return -ENOMEM;
+	rc = iscsit_setup_nop_out(ic->conn, cmd, hdr);
+	if (rc < 0)
+		return 0;
+	/* ping data comes back in the NOP-In (RFC 3720 10.18) */
+	if (pdu->data_len && hdr->ttt == cpu_to_be32(0xFFFFFFFF)) {
+		cmd->buf_ptr = kmemdup(buf + pdu->data_off, pdu->data_len,
+				       GFP_KERNEL);
+		if (cmd->buf_ptr)
+			cmd->buf_ptr_size = pdu->data_len;
+	}
+	return iscsit_process_nop_out(ic->conn, cmd, hdr);
+}
+
+static int ist_handle_text(struct ist_conn *ic, u8 *buf,
+			   const struct isdm_rx_pdu *pdu)
+{
+	struct iscsi_text *hdr = (struct iscsi_text *)(buf + pdu->bhs_off);
+	struct iscsit_cmd *cmd;
+	char *text;
+	int rc;
+
+	if (hdr->ttt != cpu_to_be32(0xFFFFFFFF))
+		cmd = iscsit_find_cmd_from_itt(ic->conn, hdr->itt);
+	else
+		cmd = ist_alloc_cmd(ic);
+	if (!cmd) {
+		pr_err_ratelimited("connection from %pISpc: Text continuation for unknown ITT 0x%08x\n",
+				   &ic->src, (__force u32)hdr->itt);
+		return -EPROTO;
+	}
+	rc = iscsit_setup_text_cmd(ic->conn, cmd, hdr);
+	if (rc < 0)
+		return 0;
+	text = kzalloc(pdu->data_len + 1, GFP_KERNEL);
+	if (!text)
+		return -ENOMEM;
+	memcpy(text, buf + pdu->data_off, pdu->data_len);
+	cmd->text_in_ptr = text;
+	return iscsit_process_text_cmd(ic->conn, cmd, hdr);
+}
+
+static int ist_rx_pdu(struct ist_conn *ic, u8 *buf,
+		      const struct isdm_rx_pdu *pdu)
+{
+	struct iscsit_conn *conn = ic->conn;
+	u8 *bhs = buf + pdu->bhs_off;
+	struct iscsit_cmd *cmd;
+
+	if (conn->sess->sess_ops->SessionType &&
+	    pdu->opcode != ISCSI_OP_TEXT && pdu->opcode != ISCSI_OP_LOGOUT &&
+	    pdu->opcode != ISCSI_OP_NOOP_OUT) {
+		pr_err_ratelimited("connection from %pISpc: opcode 0x%02x in a discovery session\n",
+				   &ic->src, pdu->opcode);
+		iscsit_add_reject(conn, ISCSI_REASON_PROTOCOL_ERROR, bhs);
+		return 0;
+	}
+
+	switch (pdu->opcode) {
+	case ISCSI_OP_SCSI_CMD:
+		return ist_handle_scsi_cmd(ic, buf, pdu);
+	case ISCSI_OP_SCSI_DATA_OUT:
+		return ist_handle_data_out(ic, buf, pdu);
+	case ISCSI_OP_NOOP_OUT:
+		return ist_handle_nop_out(ic, buf, pdu);
+	case ISCSI_OP_TEXT:
+		return ist_handle_text(ic, buf, pdu);
+	case ISCSI_OP_SCSI_TMFUNC:
+		cmd = ist_alloc_cmd(ic);
+		if (!cmd)
+			return -ENOMEM;
+		return iscsit_handle_task_mgt_cmd(conn, cmd, bhs);
+	case ISCSI_OP_LOGOUT:
+		cmd = ist_alloc_cmd(ic);
+		if (!cmd)
+			return -ENOMEM;
+		return iscsit_handle_logout_cmd(conn, cmd, bhs);
+	default:
+		/* isdm_rx_parse() let through only the opcodes above */
+		return -EPROTO;
+	}
+}
+
+static void ist_hello_send_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct ist_conn *ic = wc->qp->qp_context;
+
+	ist_tx_unmap(ic, &ic->hello_tx);
+	if (wc->status != IB_WC_SUCCESS && wc->status != IB_WC_WR_FLUSH_ERR)
+		ist_conn_fail(ic, "HelloReply send failed", wc->status);
+	else if (ic->hello_reply.flags & ISDM_HELLO_REPLY_REJ)
+		ist_conn_fail(ic, "iSER Hello rejected", -EPROTO);
+}
+
+/* RFC 5046 5.1.3: answer a Hello with a HelloReply. */
+static int ist_handle_hello(struct ist_conn *ic, const void *buf, u32 len)
+{
+	struct ist_tx_desc *tx = &ic->hello_tx;
+	struct ib_device *ib_dev = ic->dev->ib_dev;
+	struct isdm_hello_result res;
+	struct isdm_send_op op = { .kind = ISDM_SEND_SE };
+	u8 max_ver, min_ver;
+	u16 ird;
+	int ret;
+
+	ret = isdm_hello_parse(buf, len, &max_ver, &min_ver, &ird);
+	if (ret) {
+		pr_err_ratelimited("connection from %pISpc: malformed iSER Hello (%u bytes, %d)\n",
+				   &ic->src, len, ret);
+		return ret;
+	}
+	isdm_hello_answer(max_ver, min_ver, ird, ic->ord, &res);
+	if (res.reject)
+		pr_info_ratelimited("connection from %pISpc: rejecting Hello (versions %u-%u, IRD %u, our ORD %u)\n",
+				    &ic->src, min_ver, max_ver, ird, ic->ord);
+	isdm_hello_reply_build(&ic->hello_reply, &res);
+	memcpy(tx->hdr, &ic->hello_reply, sizeof(ic->hello_reply));
+	tx->dma = ib_dma_map_single(ib_dev, tx->hdr, sizeof(tx->hdr),
+				    DMA_TO_DEVICE);
+	if (ib_dma_mapping_error(ib_dev, tx->dma)) {
+		tx->dma = 0;
+		return -ENOMEM;
+	}
+	tx->sge[0].addr = tx->dma;
+	tx->sge[0].length = sizeof(ic->hello_reply);
+	tx->sge[0].lkey = ic->dev->pd->local_dma_lkey;
+	tx->num_sge = 1;
+	tx->cqe.done = ist_hello_send_done;
+	memset(&tx->wr, 0, sizeof(tx->wr));
+	tx->wr.wr_cqe = &tx->cqe;
+	tx->wr.sg_list = tx->sge;
+	isdm_send_wr_init(&tx->wr, &op);
+	ret = ist_post_send(ic, tx, NULL);
+	if (ret)
+		ist_tx_unmap(ic, tx);
+	return ret;
+}
+
+/**
+ * ist_recv_done() - a full-feature receive completed
+ * @cq: the CQ
+ * @wc: the completion
+ *
+ * Runs in process context (IB_POLL_WORKQUEUE): LIO's command allocation
+ * may sleep. Every error tears the connection down through LIO.
+ */
+void ist_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct ist_conn *ic = wc->qp->qp_context;
+	struct isdm_rx_desc *rx = container_of(wc->wr_cqe, struct isdm_rx_desc,
+					       cqe);
+	struct isdm_rx_pdu pdu;
+	bool first;
+	int ret;
+
+	if (wc->status != IB_WC_SUCCESS) {
+		if (wc->status != IB_WC_WR_FLUSH_ERR)
+			ist_conn_fail(ic, "receive failed", wc->status);
+		return;
+	}
+	ib_dma_sync_single_for_cpu(ic->dev->ib_dev, rx->dma, rx->size,
+				   DMA_FROM_DEVICE);
+
+	first = !ic->ffp_seen;
+	ic->ffp_seen = true;
+	ret = isdm_msg_kind(rx->buf, wc->byte_len);
+	if (ret == ISDM_MSG_HELLO && first) {
+		ret = ist_handle_hello(ic, rx->buf, wc->byte_len);
+		goto repost;
+	}
+	if (ret != ISDM_MSG_PDU) {
+		pr_err_ratelimited("connection from %pISpc: unexpected iSER message 0x%02x (%d)\n",
+				   &ic->src, wc->byte_len ? *(u8 *)rx->buf : 0,
+				   ret);
+		ret = -EPROTO;
+		goto fail;
+	}
+
+	ret = isdm_rx_parse(rx->buf, wc->byte_len, &ic->mode, ISDM_ROLE_TARGET,
+			    ISDM_PHASE_FFP, ic->rx_max_data, &pdu);
+	if (ret == -EPERM || ret == -EPROTOTYPE) {
+		/* Login in full feature phase, SNACK: Reject (RFC 5046 7.3) */
+		pr_err_ratelimited("connection from %pISpc: PDU 0x%02x not allowed with iSER here; rejecting it\n",
+				   &ic->src, *((u8 *)rx->buf + ic->mode.hdr_len) &
+				   ISDM_BHS_OPCODE_MASK);
+		iscsit_add_reject(ic->conn, ISCSI_REASON_PROTOCOL_ERROR,
+				  rx->buf + ic->mode.hdr_len);
+		ret = 0;
+		goto repost;
+	}
+	if (ret) {
+		pr_err_ratelimited("connection from %pISpc: malformed PDU (%u bytes, %d)\n",
+				   &ic->src, wc->byte_len, ret);
+		goto fail;
+	}
+	ret = ist_rx_pdu(ic, rx->buf, &pdu);
+	if (ret < 0)
+		goto fail;
+repost:
+	if (!ret)
+		ret = isdm_rx_post(ic->q.qp, ic->dev, rx);
+	if (!ret)
+		return;
+fail:
+	ist_conn_fail(ic, "bad input", ret);
+}
+
+/* ------------------------------------------------------------------ */
+/* LIO callbacks                                                      */
+/* ------------------------------------------------------------------ */
+
+int ist_queue_status(struct iscsit_conn *conn, struct iscsit_cmd *cmd)
+{
+	struct ist_cmd *icmd = iscsit_priv_cmd(cmd);
+	struct se_cmd *se_cmd = &cmd->se_cmd;
+	u8 bhs[ISCSI_HDR_LEN] = {};
+	struct iscsi_scsi_rsp *hdr = (struct iscsi_scsi_rsp *)bhs;
+	void *data = NULL;
+	u32 len = 0;
+
+	iscsit_build_rsp_pdu(cmd, conn, true, hdr);
+	if (se_cmd->sense_buffer &&
+	    (se_cmd->se_cmd_flags &
+	     (SCF_TRANSPORT_TASK_SENSE | SCF_EMULATED_TASK_SENSE))) {
+		/* RFC 3720 10.4.7: SenseLength, then the sense data */
+		put_unaligned_be16(se_cmd->scsi_sense_length, cmd->sense_buffer);
+		se_cmd->scsi_sense_length += sizeof(__be16);
+		hton24(hdr->dlength, (u32)se_cmd->scsi_sense_length);
+		data = cmd->sense_buffer;
+		len = ALIGN(se_cmd->scsi_sense_length, 4);
+	}
+	return ist_send(icmd, bhs, &icmd->stags, data, len);
+}
+
+int ist_queue_data_in(struct iscsit_conn *conn, struct iscsit_cmd *cmd)
+{
+	struct ist_cmd *icmd = iscsit_priv_cmd(cmd);
+	struct ist_conn *ic = conn->context;
+	struct se_cmd *se_cmd = &cmd->se_cmd;
+	u8 bhs[ISCSI_HDR_LEN] = {};
+	u32 port = ic->cm_id->port_num;
+	u64 remote;
+	int ret;
+
+	if (!icmd->stags.rsv)
+		return -EINVAL;	/* isdm_check_cmd_stags() prevents this */
+
+	iscsit_build_rsp_pdu(cmd, conn, true, (struct iscsi_scsi_rsp *)bhs);
+	ret = ist_build_send(icmd, bhs, &icmd->stags, NULL, 0);
+	if (ret)
+		return ret;
+
+	/* ZBVA: the tagged offset is the buffer offset (RFC 5046 9.5.2) */
+	remote = ic->mode.zbva ? 0 : icmd->stags.read_va;
+	if (!icmd->rw_init) {
+		ret = rdma_rw_ctx_init(&icmd->rw, ic->q.qp, port,
+				       se_cmd->t_data_sg, se_cmd->t_data_nents,
+				       0, remote, icmd->stags.read_stag,
+				       DMA_TO_DEVICE);
+		if (ret < 0)
+			goto unmap;
+		icmd->rw_init = true;
+	}
+	icmd->tx.wr.num_sge = icmd->tx.num_sge;
+	/* the RDMA Writes go first; only the response Send completes */
+	ret = rdma_rw_ctx_post(&icmd->rw, ic->q.qp, port, NULL, &icmd->tx.wr);
+	if (ret < 0)
+		goto unmap;
+	return 0;
+unmap:
+	ist_unmap_pdu(icmd);
+	return ret == -ENOMEM ? -EAGAIN : ret;
+}
+
+int ist_get_dataout(struct iscsit_conn *conn, struct iscsit_cmd *cmd,
+		    bool recovery)
+{
+	struct ist_cmd *icmd = iscsit_priv_cmd(cmd);
+	struct ist_conn *ic = conn->context;
+	struct se_cmd *se_cmd = &cmd->se_cmd;
+	u32 port = ic->cm_id->port_num;
+	u32 done = cmd->write_data_done;
+	u64 remote;
+	int ret;
+
+	if (!icmd->stags.wsv)
+		return -EINVAL;	/* isdm_check_cmd_stags() prevents this */
+	/*
+	 * ZBVA: the tagged offset is the buffer offset. Absolute VAs: the
+	 * advertised address is that of the first byte not sent
+	 * unsolicited (the Linux convention, Documentation/wire-protocol.md).
+	 */
+	remote = ic->mode.zbva ? done : icmd->stags.write_va;
+	if (!icmd->rw_init) {
+		ret = rdma_rw_ctx_init(&icmd->rw, ic->q.qp, port,
+				       se_cmd->t_data_sg, se_cmd->t_data_nents,
+				       done, remote, icmd->stags.write_stag,
+				       DMA_FROM_DEVICE);
+		if (ret < 0)
+			return ret == -ENOMEM ? -EAGAIN : ret;
+		icmd->rw_init = true;
+	}
+	icmd->tx.cqe.done = ist_rdma_read_done;
+	ret = rdma_rw_ctx_post(&icmd->rw, ic->q.qp, port, &icmd->tx.cqe, NULL);
+	if (ret < 0)
+		return ret == -ENOMEM ? -EAGAIN : ret;
+	return 0;
+}
+
+static int ist_put_nopin(struct iscsit_cmd *cmd, struct iscsit_conn *conn,
+			 bool nopout_response)
+{
+	u8 bhs[ISCSI_HDR_LEN] = {};
+
+	iscsit_build_nopin_rsp(cmd, conn, (struct iscsi_nopin *)bhs,
+			       nopout_response);
+	return ist_send(iscsit_priv_cmd(cmd), bhs, NULL, cmd->buf_ptr,
+			cmd->buf_ptr ? cmd->buf_ptr_size : 0);
+}
+
+int ist_immediate_queue(struct iscsit_conn *conn, struct iscsit_cmd *cmd,
+			int state)
+{
+	switch (state) {
+	case ISTATE_REMOVE:
+		ist_unlink_cmd(conn, cmd);
+		ist_put_cmd(iscsit_priv_cmd(cmd), true);
+		return 0;
+	case ISTATE_SEND_NOPIN_WANT_RESPONSE:
+		return ist_put_nopin(cmd, conn, false);
+	default:
+		pr_err("unknown immediate state %d\n", state);
+		return -EINVAL;
+	}
+}
+
+int ist_response_queue(struct iscsit_conn *conn, struct iscsit_cmd *cmd,
+		       int state)
+{
+	struct ist_cmd *icmd = iscsit_priv_cmd(cmd);
+	struct ist_conn *ic = conn->context;
+	u8 bhs[ISCSI_HDR_LEN] = {};
+	int ret;
+
+	switch (state) {
+	case ISTATE_SEND_LOGOUTRSP:
+		ret = iscsit_build_logout_rsp(cmd, conn,
+					      (struct iscsi_logout_rsp *)bhs);
+		if (ret < 0)
+			return ret;
+		ret = ist_send(icmd, bhs, NULL, NULL, 0);
+		if (!ret)
+			ic->logout_posted = true;
+		return ret;
+	case ISTATE_SEND_NOPIN:
+		return ist_put_nopin(cmd, conn, true);
+	case ISTATE_SEND_TASKMGTRSP:
+		iscsit_build_task_mgt_rsp(cmd, conn, (struct iscsi_tm_rsp *)bhs);
+		return ist_send(icmd, bhs, NULL, NULL, 0);
+	case ISTATE_SEND_REJECT:
+		iscsit_build_reject(cmd, conn, (struct iscsi_reject *)bhs);
+		/* the rejected PDU's header is the data segment */
+		hton24(((struct iscsi_reject *)bhs)->dlength, ISCSI_HDR_LEN);
+		return ist_send(icmd, bhs, NULL, cmd->buf_ptr, ISCSI_HDR_LEN);
+	case ISTATE_SEND_TEXTRSP:
+		ret = iscsit_build_text_rsp(cmd, conn,
+					    (struct iscsi_text_rsp *)bhs,
+					    ISCSI_INFINIBAND);
+		if (ret < 0)
+			return ret;
+		return ist_send(icmd, bhs, NULL, cmd->buf_ptr, ret);
+	case ISTATE_SEND_STATUS:
+		return ist_queue_status(conn, cmd);
+	default:
+		pr_err("unknown response state %d\n", state);
+		return -EINVAL;
+	}
+}
+
+void ist_aborted_task(struct iscsit_conn *conn, struct iscsit_cmd *cmd)
+{
+	struct ist_cmd *icmd = iscsit_priv_cmd(cmd);
+
+	ist_unlink_cmd(conn, cmd);
+	if (cmd->data_direction == DMA_TO_DEVICE)
+		iscsit_stop_dataout_timer(cmd);
+	ist_rw_destroy(icmd);
+}
+
+enum target_prot_op ist_get_sup_prot_ops(struct iscsit_conn *conn)
+{
+	/* T10-PI offload is not implemented: LIO handles PI in software */
+	return TARGET_PROT_NORMAL;
+}
+
+/**
+ * ist_put_unsol_pending_cmds() - drop commands still waiting for
+ *	unsolicited Data-Out when the connection goes down
+ * @conn: LIO's connection
+ */
+void ist_put_unsol_pending_cmds(struct iscsit_conn *conn)
+{
+	struct iscsit_cmd *cmd, *tmp;
+	LIST_HEAD(drop);
+
+	spin_lock_bh(&conn->cmd_lock);
+	list_for_each_entry_safe(cmd, tmp, &conn->conn_cmd_list, i_conn_node) {
+		if ((cmd->cmd_flags & ICF_NON_IMMEDIATE_UNSOLICITED_DATA) &&
+		    cmd->write_data_done < conn->sess->sess_ops->FirstBurstLength &&
+		    cmd->write_data_done < cmd->se_cmd.data_length)
+			list_move_tail(&cmd->i_conn_node, &drop);
+	}
+	spin_unlock_bh(&conn->cmd_lock);
+
+	list_for_each_entry_safe(cmd, tmp, &drop, i_conn_node) {
+		list_del_init(&cmd->i_conn_node);
+		if (cmd->i_state != ISTATE_REMOVE)
+			ist_put_cmd(iscsit_priv_cmd(cmd), true);
+	}
+}

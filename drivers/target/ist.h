@@ -1,0 +1,237 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ib_isert: the LIO iSER transport (ISCSI_INFINIBAND) on the datamover core.
+ */
+#ifndef IST_H
+#define IST_H
+
+#include <linux/completion.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/semaphore.h>
+#include <linux/workqueue.h>
+#include <rdma/rdma_cm.h>
+#include <rdma/rw.h>
+#include <target/iscsi/iscsi_transport.h>
+
+#include "isdm/isdm.h"
+
+/* iSER header (either form) + BHS: the headers of every message we send */
+#define IST_TX_HDR_MAX		(ISDM_HDR_LEN_EXT + ISDM_BHS_LEN)
+/* Login PDUs carry at most 8192 bytes of keys (LIO's MAX_KEY_VALUE_PAIRS) */
+#define IST_LOGIN_DATA_MAX	8192
+/* room for an AHS (extended CDB) in a receive buffer */
+#define IST_AHS_MAX		256
+/*
+ * Bound on full-feature receive buffers, and so on responses in flight:
+ * LIO's largest CmdSN window is 512; unsolicited Data-Out adds to it. A
+ * window beyond this only makes the initiator wait (RNR retry).
+ */
+#define IST_MAX_RX		512
+/* Sends beyond one per receive: NOP-In pings, async events, HelloReply */
+#define IST_EXTRA_SENDS		16
+/* commands with RDMA Reads or Writes in flight the send queue is sized for */
+#define IST_MAX_RDMA_CMDS	256
+/*
+ * I/O size (in 4 KiB pages) the send queue is sized for: 512 KiB, Linux
+ * initiators' default. Larger I/Os work; when the send queue is full LIO
+ * retries (-EAGAIN).
+ */
+#define IST_RDMA_PAGES		128
+
+/**
+ * enum ist_conn_state - what is true of a connection in each state
+ * @IST_CONN_ACCEPTED: REP sent; waiting for the first login PDU. LIO does
+ *	not know the connection; the pre-login timer runs.
+ * @IST_CONN_PENDING: the first login PDU arrived; on the portal's pending
+ *	list, waiting for LIO's login thread to accept it.
+ * @IST_CONN_BOUND: LIO owns the connection and runs the login.
+ * @IST_CONN_FULL_FEATURE: login done; full-feature receives are posted.
+ * @IST_CONN_TERMINATING: rdma_disconnect() was called.
+ * @IST_CONN_DOWN: released or being released.
+ */
+enum ist_conn_state {
+	IST_CONN_ACCEPTED,
+	IST_CONN_PENDING,
+	IST_CONN_BOUND,
+	IST_CONN_FULL_FEATURE,
+	IST_CONN_TERMINATING,
+	IST_CONN_DOWN,
+};
+
+/**
+ * struct ist_np - a portal with iSER enabled
+ * @np: LIO's portal
+ * @cm_id: the listening rdma_cm id, NULL after device removal
+ * @sem: counts connections ready for ist_accept_np()
+ * @lock: protects the lists, the counters and @cm_id
+ * @accepted: connections before their first login PDU (the pre-login set)
+ * @pending: connections whose first login PDU arrived, not yet given to LIO
+ * @nr_accepted: length of @accepted
+ */
+struct ist_np {
+	struct iscsi_np		*np;
+	struct rdma_cm_id	*cm_id;
+	struct semaphore	sem;
+	struct mutex		lock;		/* lists, counter, cm_id */
+	struct list_head	accepted;
+	struct list_head	pending;
+	unsigned int		nr_accepted;
+};
+
+/**
+ * struct ist_tx_desc - the headers of one Send and its work request
+ * @hdr: iSER header followed by the BHS; sent from @hdr + the unused
+ *	part of the iSER area, so both header forms use one layout
+ * @dma: DMA address of @hdr, 0 when not mapped
+ * @sge: headers, then an optional data segment
+ * @num_sge: 1 or 2
+ * @cqe: completion entry
+ * @wr: the send work request
+ */
+struct ist_tx_desc {
+	u8			hdr[IST_TX_HDR_MAX];
+	u64			dma;
+	struct ib_sge		sge[2];
+	int			num_sge;
+	struct ib_cqe		cqe;
+	struct ib_send_wr	wr;
+};
+
+/**
+ * struct ist_conn - one iSER connection of the target
+ * @q: CQ and QP
+ * @cm_id: the connection's rdma_cm id
+ * @dev: the core's device object
+ * @isnp: the portal it arrived on
+ * @conn: LIO's connection, once bound
+ * @state: see &enum ist_conn_state; changed under @lock
+ * @lock: protects @state
+ * @ref: references: the CM (until release), LIO (accept to free_conn)
+ * @entry: on the driver's list of all connections
+ * @np_entry: on one of @isnp's lists while LIO does not own it
+ * @established: the CM reported ESTABLISHED
+ * @mode: header form and Send with Invalidate, fixed at accept
+ * @ord: RDMA Reads we may have outstanding (CM initiator depth)
+ * @src: the peer's address, for the per-source pre-login bound
+ * @login_rx: the login receive buffer
+ * @login_len: bytes received in it
+ * @login_tx: the login response
+ * @login_rsp: DMA-mapped copy of the login response keys
+ * @login_rsp_dma: its DMA address
+ * @login_req_comp: a login PDU is ready for LIO
+ * @login_rsp_pending: the final login response waits for ist_get_rx_pdu()
+ * @rx: full-feature receive buffers
+ * @nr_rx: how many
+ * @rx_max_data: the largest data segment we accept in full feature phase
+ * @prelogin_work: closes the connection when no login PDU arrives in time
+ * @release_work: final release, in process context
+ * @logout_posted: a Logout Response was posted
+ * @dev_removed: the device is going away
+ * @hello_tx: the HelloReply
+ * @hello_reply: its bytes
+ * @ffp_seen: a full-feature message arrived (a Hello must come first)
+ * @ctrl_cnt: control completions (TMF, Reject, Text) still running
+ */
+struct ist_conn {
+	struct isdm_queues	q;
+	struct rdma_cm_id	*cm_id;
+	struct isdm_device	*dev;
+	struct ist_np		*isnp;
+	struct iscsit_conn	*conn;
+	enum ist_conn_state	state;
+	struct mutex		lock;		/* state */
+	struct kref		ref;
+	struct list_head	entry;
+	struct list_head	np_entry;
+	bool			established;
+	struct isdm_mode	mode;
+	u8			ord;
+	struct sockaddr_storage	src;
+
+	struct isdm_rx_desc	login_rx;
+	u32			login_len;
+	struct ist_tx_desc	login_tx;
+	void			*login_rsp;
+	u64			login_rsp_dma;
+	struct completion	login_req_comp;
+	bool			login_rsp_pending;
+
+	struct isdm_rx_desc	*rx;
+	u32			nr_rx;
+	u32			rx_max_data;
+
+	struct delayed_work	prelogin_work;
+	struct work_struct	release_work;
+	bool			logout_posted;
+	bool			dev_removed;
+	struct ist_tx_desc	hello_tx;
+	struct isdm_hello_reply	hello_reply;
+	bool			ffp_seen;
+	atomic_t		ctrl_cnt;
+};
+
+/**
+ * struct ist_cmd - our part of an LIO command (LIO's priv_size area)
+ * @conn: the connection
+ * @cmd: LIO's command
+ * @stags: STags and addresses its SCSI Command advertised
+ * @tx: the response Send
+ * @pdu_dma: DMA address of a response data segment, 0 if none
+ * @pdu_len: its length
+ * @rw: RDMA Read/Write context
+ * @rw_init: @rw was initialised
+ * @comp_work: runs LIO's post handlers after a control response
+ */
+struct ist_cmd {
+	struct ist_conn		*conn;
+	struct iscsit_cmd	*cmd;
+	struct isdm_stags	stags;
+	struct ist_tx_desc	tx;
+	u64			pdu_dma;
+	u32			pdu_len;
+	struct rdma_rw_ctx	rw;
+	bool			rw_init;
+	struct work_struct	comp_work;
+};
+
+extern struct workqueue_struct *ist_wq;
+extern struct workqueue_struct *ist_comp_wq;
+extern struct workqueue_struct *ist_login_wq;
+extern struct iscsit_transport ist_transport;
+
+/* conn.c */
+int ist_setup_np(struct iscsi_np *np, struct sockaddr_storage *ksockaddr);
+int ist_accept_np(struct iscsi_np *np, struct iscsit_conn *conn);
+void ist_free_np(struct iscsi_np *np);
+void ist_wait_conn(struct iscsit_conn *conn);
+void ist_free_conn(struct iscsit_conn *conn);
+int ist_get_login_rx(struct iscsit_conn *conn, struct iscsi_login *login);
+int ist_put_login_tx(struct iscsit_conn *conn, struct iscsi_login *login,
+		     u32 length);
+void ist_get_rx_pdu(struct iscsit_conn *conn);
+void ist_conn_fail(struct ist_conn *ic, const char *why, int err);
+void ist_remove_device(struct ib_device *ib_dev);
+int ist_post_send(struct ist_conn *ic, struct ist_tx_desc *tx,
+		  struct ib_send_wr *first);
+void ist_tx_unmap(struct ist_conn *ic, struct ist_tx_desc *tx);
+int ist_tx_init(struct ist_conn *ic, struct ist_tx_desc *tx,
+		const void *bhs, const struct isdm_stags *adv,
+		void (*done)(struct ib_cq *cq, struct ib_wc *wc));
+
+/* io.c */
+void ist_recv_done(struct ib_cq *cq, struct ib_wc *wc);
+int ist_immediate_queue(struct iscsit_conn *conn, struct iscsit_cmd *cmd,
+			int state);
+int ist_response_queue(struct iscsit_conn *conn, struct iscsit_cmd *cmd,
+		       int state);
+int ist_get_dataout(struct iscsit_conn *conn, struct iscsit_cmd *cmd,
+		    bool recovery);
+int ist_queue_data_in(struct iscsit_conn *conn, struct iscsit_cmd *cmd);
+int ist_queue_status(struct iscsit_conn *conn, struct iscsit_cmd *cmd);
+void ist_aborted_task(struct iscsit_conn *conn, struct iscsit_cmd *cmd);
+enum target_prot_op ist_get_sup_prot_ops(struct iscsit_conn *conn);
+void ist_put_unsol_pending_cmds(struct iscsit_conn *conn);
+
+#endif /* IST_H */

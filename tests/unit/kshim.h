@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The few kernel definitions drivers/core/wire.c uses, for building it in
+ * userspace (unit tests, fuzzers): pass this file to gcc/clang -include.
+ * Types (__u8 ... __be32) come from linux-libc-dev's <linux/types.h>.
+ */
+#ifndef ISDM_TESTS_KSHIM_H
+#define ISDM_TESTS_KSHIM_H
+
+#ifdef __KERNEL__
+#error "kshim.h is for userspace builds only"
+#endif
+
+#include <endian.h>
+#include <errno.h>
+#include <string.h>
+#include <linux/types.h>
+
+#define cpu_to_be16(x)	((__be16)htobe16(x))
+#define cpu_to_be32(x)	((__be32)htobe32(x))
+#define be16_to_cpu(x)	be16toh(x)
+#define be32_to_cpu(x)	be32toh(x)
+
+#define min(x, y) ({				\
+	__auto_type __min_x = (x);		\
+	__auto_type __min_y = (y);		\
+	__min_x < __min_y ? __min_x : __min_y; })
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* no module here */
+#define EXPORT_SYMBOL_GPL(sym)
+
+#endif /* ISDM_TESTS_KSHIM_H */

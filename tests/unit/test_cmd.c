@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * SCSI Command STags against the command's direction, the RFC 5046 7
+ * classification of all 64 iSCSI opcodes, and which Send-type message
+ * carries each outgoing PDU.
+ */
+#include "unit.h"
+
+#define R	ISDM_BHS_CMD_READ
+#define W	ISDM_BHS_CMD_WRITE
+
+/* a BHS with @op, byte 1 @flags and EDTL @edtl, exactly 48 bytes on the heap */
+static __u8 *mk_bhs(__u8 op, __u8 flags, __u32 edtl)
+{
+	__u8 b[ISDM_BHS_LEN] = { op, flags };
+
+	b[20] = edtl >> 24;
+	b[21] = edtl >> 16;
+	b[22] = edtl >> 8;
+	b[23] = edtl;
+	return unit_dup(b, sizeof(b));
+}
+
+struct stag_case {
+	const char *what;
+	__u8 op;
+	__u8 flags;
+	__u32 edtl;
+	bool wsv, rsv;
+	__u32 unsol;
+	int want;
+};
+
+static void run_stag_cases(const struct stag_case *c, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		struct isdm_stags st = {
+			.wsv = c[i].wsv, .rsv = c[i].rsv,
+			.write_stag = c[i].wsv ? 0x100 : 0,
+			.read_stag = c[i].rsv ? 0x200 : 0,
+		};
+
+		unit_eq(c[i].what,
+			isdm_check_cmd_stags(mk_bhs(c[i].op, 0x80 | c[i].flags,
+						    c[i].edtl), &st,
+					     c[i].unsol),
+			c[i].want);
+	}
+}
+
+static void stags_read(void **state)
+{
+	static const struct stag_case c[] = {
+		{ "read with RSV", 0x01, R, 4096, false, true, 0, 0 },
+		{ "immediate read with RSV", 0x41, R, 4096, false, true, 0,
+		  0 },
+		{ "read without RSV", 0x01, R, 4096, false, false, 0,
+		  -ENOKEY },
+		{ "read, EDTL 0, no RSV", 0x01, R, 0, false, false, 0, 0 },
+		{ "read with WSV", 0x01, R, 4096, true, true, 0, -EBADMSG },
+		{ "read with only WSV", 0x01, R, 4096, true, false, 0,
+		  -EBADMSG },
+	};
+
+	run_stag_cases(c, ARRAY_SIZE(c));
+}
+
+static void stags_write(void **state)
+{
+	static const struct stag_case c[] = {
+		{ "write, all solicited, WSV", 0x01, W, 8192, true, false, 0,
+		  0 },
+		{ "write, all solicited, no WSV", 0x01, W, 8192, false, false,
+		  0, -ENOKEY },
+		{ "write, part unsolicited, WSV", 0x01, W, 8192, true, false,
+		  4096, 0 },
+		{ "write, part unsolicited, no WSV", 0x01, W, 8192, false,
+		  false, 4096, -ENOKEY },
+		{ "write, all unsolicited, no WSV", 0x01, W, 8192, false,
+		  false, 8192, 0 },
+		{ "write, all unsolicited, WSV", 0x01, W, 8192, true, false,
+		  8192, 0 },
+		{ "write, EDTL 0", 0x01, W, 0, false, false, 0, 0 },
+		{ "write with RSV", 0x01, W, 8192, true, true, 0, -EBADMSG },
+		{ "write with only RSV", 0x01, W, 8192, false, true, 8192,
+		  -EBADMSG },
+		{ "unsolicited > EDTL", 0x01, W, 8192, true, false, 8193,
+		  -EOVERFLOW },
+		{ "unsolicited > EDTL 0", 0x01, W, 0, false, false, 1,
+		  -EOVERFLOW },
+		{ "bad STag judged first", 0x01, W, 8192, true, true, 8193,
+		  -EBADMSG },
+	};
+
+	run_stag_cases(c, ARRAY_SIZE(c));
+}
+
+static void stags_bidi(void **state)
+{
+	static const struct stag_case c[] = {
+		{ "bidi, both", 0x01, R | W, 4096, true, true, 0, 0 },
+		{ "bidi, no RSV", 0x01, R | W, 4096, true, false, 0,
+		  -ENOKEY },
+		{ "bidi, RSV, solicited, no WSV", 0x01, R | W, 4096, false,
+		  true, 0, -ENOKEY },
+		{ "bidi, RSV, all unsolicited", 0x01, R | W, 4096, false,
+		  true, 4096, 0 },
+		{ "bidi, neither", 0x01, R | W, 4096, false, false, 4096,
+		  -ENOKEY },
+		{ "bidi, unsolicited > EDTL", 0x01, R | W, 4096, true, true,
+		  4097, -EOVERFLOW },
+	};
+
+	run_stag_cases(c, ARRAY_SIZE(c));
+}
+
+static void stags_no_data(void **state)
+{
+	static const struct stag_case c[] = {
+		{ "TEST UNIT READY", 0x01, 0, 0, false, false, 0, 0 },
+		{ "no direction with RSV", 0x01, 0, 0, false, true, 0,
+		  -EBADMSG },
+		{ "no direction with WSV", 0x01, 0, 0, true, false, 0,
+		  -EBADMSG },
+		{ "no direction with both", 0x41, 0, 512, true, true, 0,
+		  -EBADMSG },
+	};
+
+	run_stag_cases(c, ARRAY_SIZE(c));
+}
+
+static void stags_not_a_command(void **state)
+{
+	static const struct stag_case c[] = {
+		{ "NOP-Out", 0x00, 0, 0, false, false, 0, -EINVAL },
+		{ "TMF Request", 0x02, R, 4096, false, true, 0, -EINVAL },
+		{ "Data-Out", 0x05, 0, 0, false, false, 0, -EINVAL },
+		{ "SCSI Response", 0x21, R, 4096, false, true, 0, -EINVAL },
+		{ "NOP-Out with bits 7, 6 set", 0xc0, R, 0, false, false, 0,
+		  -EINVAL },
+	};
+
+	run_stag_cases(c, ARRAY_SIZE(c));
+}
+
+static int class_of(__u8 op)
+{
+	switch (op) {
+	case 0x25: case 0x31:
+		return ISDM_PDU_DATA;
+	case 0x03: case 0x23:
+		return ISDM_PDU_LOGIN;
+	case 0x10:
+		return ISDM_PDU_FORBIDDEN;
+	case 0x00: case 0x01: case 0x02: case 0x04: case 0x05: case 0x06:
+	case 0x20: case 0x21: case 0x22: case 0x24: case 0x26: case 0x32:
+	case 0x3f:
+		return ISDM_PDU_CONTROL;
+	default:
+		return -EOPNOTSUPP;
+	}
+}
+
+static void classify_all_64(void **state)
+{
+	char what[32];
+	unsigned int op;
+	int counts[5] = { 0 };
+
+	for (op = 0; op < 64; op++) {
+		int want = class_of(op);
+
+		snprintf(what, sizeof(what), "opcode 0x%02x", op);
+		unit_eq(what, isdm_pdu_classify(op), want);
+		counts[want < 0 ? 0 : want]++;
+	}
+	/* 13 control, 2 data, 2 login, 1 forbidden, 46 unknown */
+	assert_int_equal(counts[ISDM_PDU_CONTROL], 13);
+	assert_int_equal(counts[ISDM_PDU_DATA], 2);
+	assert_int_equal(counts[ISDM_PDU_LOGIN], 2);
+	assert_int_equal(counts[ISDM_PDU_FORBIDDEN], 1);
+	assert_int_equal(counts[0], 46);
+}
+
+static const struct isdm_mode inv_on = { .send_inv = true,
+					 .hdr_len = ISDM_HDR_LEN_EXT };
+static const struct isdm_mode inv_off = { .hdr_len = ISDM_HDR_LEN_EXT };
+
+static void send_check(const char *what, __u8 op, __u8 flags,
+		       const struct isdm_stags *adv,
+		       const struct isdm_mode *mode, int ret,
+		       enum isdm_send_kind kind, __u32 inv)
+{
+	struct isdm_send_op o = { .kind = 0, .inv_stag = 0xdeadbeef };
+
+	unit_eq(what, isdm_send_op(mk_bhs(op, flags, 0), adv, mode, &o), ret);
+	if (ret)
+		return;
+	unit_eq(what, o.kind, kind);
+	unit_eq(what, o.inv_stag, inv);
+}
+
+static void send_scsi_response(void **state)
+{
+	static const struct isdm_stags rd = { .rsv = true, .read_stag = 0x11 };
+	static const struct isdm_stags wr = { .wsv = true,
+					      .write_stag = 0x22 };
+	static const struct isdm_stags both = {
+		.wsv = true, .rsv = true, .write_stag = 0x22, .read_stag = 0x11,
+	};
+	static const struct isdm_stags none = { .write_stag = 0x22,
+						.read_stag = 0x11 };
+
+	send_check("read, inv", 0x21, 0x80, &rd, &inv_on, 0,
+		   ISDM_SEND_INV_SE, 0x11);
+	send_check("write, inv", 0x21, 0x80, &wr, &inv_on, 0,
+		   ISDM_SEND_INV_SE, 0x22);
+	send_check("both: read wins", 0x21, 0x80, &both, &inv_on, 0,
+		   ISDM_SEND_INV_SE, 0x11);
+	send_check("none, inv", 0x21, 0x80, &none, &inv_on, 0,
+		   ISDM_SEND_SE, 0);
+	send_check("NULL adv, inv", 0x21, 0x80, NULL, &inv_on, 0,
+		   ISDM_SEND_SE, 0);
+	send_check("read, no inv", 0x21, 0x80, &rd, &inv_off, 0,
+		   ISDM_SEND_SE, 0);
+	send_check("write, no inv", 0x21, 0x80, &wr, &inv_off, 0,
+		   ISDM_SEND_SE, 0);
+	send_check("both, no inv", 0x21, 0x80, &both, &inv_off, 0,
+		   ISDM_SEND_SE, 0);
+	send_check("none, no inv", 0x21, 0x80, &none, &inv_off, 0,
+		   ISDM_SEND_SE, 0);
+}
+
+static void send_data_out(void **state)
+{
+	send_check("Data-Out F=0", 0x05, 0x00, NULL, &inv_on, 0,
+		   ISDM_SEND, 0);
+	send_check("Data-Out F=1", 0x05, 0x80, NULL, &inv_on, 0,
+		   ISDM_SEND_SE, 0);
+	send_check("Data-Out F=0, no inv", 0x05, 0x00, NULL, &inv_off, 0,
+		   ISDM_SEND, 0);
+}
+
+static void send_other_control(void **state)
+{
+	static const struct {
+		const char *what;
+		__u8 op;
+	} ops[] = {
+		{ "NOP-Out", 0x40 }, { "SCSI Command", 0x01 },
+		{ "TMF Request", 0x42 }, { "Text Request", 0x04 },
+		{ "Logout Request", 0x46 }, { "NOP-In", 0x20 },
+		{ "TMF Response", 0x22 }, { "Text Response", 0x24 },
+		{ "Logout Response", 0x26 }, { "Async Message", 0x32 },
+		{ "Reject", 0x3f }, { "Login Request", 0x43 },
+		{ "Login Response", 0x23 },
+	};
+	static const struct isdm_stags rd = { .rsv = true, .read_stag = 0x11 };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(ops); i++) {
+		/* STags given to a PDU other than SCSI Response change nothing */
+		send_check(ops[i].what, ops[i].op, 0x80, &rd, &inv_on, 0,
+			   ISDM_SEND_SE, 0);
+		send_check(ops[i].what, ops[i].op, 0x00, NULL, &inv_off, 0,
+			   ISDM_SEND_SE, 0);
+	}
+}
+
+static void send_not_a_send(void **state)
+{
+	send_check("Data-In", 0x25, 0x80, NULL, &inv_on, -EPROTOTYPE, 0, 0);
+	send_check("R2T", 0x31, 0x80, NULL, &inv_on, -EPROTOTYPE, 0, 0);
+	send_check("SNACK", 0x10, 0x80, NULL, &inv_on, -EPROTOTYPE, 0, 0);
+	send_check("0x07", 0x07, 0x80, NULL, &inv_on, -EOPNOTSUPP, 0, 0);
+	send_check("0x3c", 0x3c, 0x80, NULL, &inv_on, -EOPNOTSUPP, 0, 0);
+}
+
+int main(void)
+{
+	static const struct CMUnitTest tests[] = {
+		cmocka_unit_test(stags_read),
+		cmocka_unit_test(stags_write),
+		cmocka_unit_test(stags_bidi),
+		cmocka_unit_test(stags_no_data),
+		cmocka_unit_test(stags_not_a_command),
+		cmocka_unit_test(classify_all_64),
+		cmocka_unit_test(send_scsi_response),
+		cmocka_unit_test(send_data_out),
+		cmocka_unit_test(send_other_control),
+		cmocka_unit_test(send_not_a_send),
+	};
+
+	unit_plan(ARRAY_SIZE(tests));
+	return unit_done(cmocka_run_group_tests_name("cmd", tests, NULL,
+						     unit_free_all),
+			 ARRAY_SIZE(tests));
+}
