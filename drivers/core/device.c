@@ -87,7 +87,9 @@ static void isdm_device_release(struct kref *ref)
 {
 	struct isdm_device *dev = container_of(ref, struct isdm_device, ref);
 
+	/* kref_put_mutex() calls us with isdm_dev_mutex held */
 	list_del(&dev->entry);
+	mutex_unlock(&isdm_dev_mutex);
 	ib_dealloc_pd(dev->pd);
 	kfree(dev);
 }

@@ -255,8 +255,12 @@ void ist_conn_fail(struct ist_conn *ic, const char *why, int err)
 		break;
 	case IST_CONN_BOUND:
 	case IST_CONN_FULL_FEATURE:
-		pr_err_ratelimited("connection from %pISpc: %s (%d); closing\n",
-				   &ic->src, why, err);
+		if (err)
+			pr_err_ratelimited("connection from %pISpc: %s (%d); closing\n",
+					   &ic->src, why, err);
+		else
+			pr_info_ratelimited("connection from %pISpc: %s; closing\n",
+					    &ic->src, why);
 		iscsit_cause_connection_reinstatement(ic->conn, 0);
 		break;
 	default:
@@ -414,6 +418,8 @@ static int ist_connect_request(struct rdma_cm_id *cm_id,
 	INIT_LIST_HEAD(&ic->np_entry);
 	INIT_LIST_HEAD(&ic->entry);
 	init_completion(&ic->login_req_comp);
+	init_completion(&ic->login_tx_done);
+	complete_all(&ic->login_tx_done);
 	INIT_DELAYED_WORK(&ic->prelogin_work, ist_prelogin_timeout);
 	INIT_WORK(&ic->release_work, ist_release_work);
 
@@ -702,6 +708,12 @@ void ist_wait_conn(struct iscsit_conn *conn)
 {
 	struct ist_conn *ic = conn->context;
 
+	/*
+	 * A login that failed ends with a Login Response saying why; let it
+	 * reach the initiator before the disconnect flushes it, or the
+	 * initiator sees a dropped connection and retries.
+	 */
+	wait_for_completion_timeout(&ic->login_tx_done, 2 * HZ);
 	mutex_lock(&ic->lock);
 	ist_conn_terminate(ic);
 	mutex_unlock(&ic->lock);
@@ -831,14 +843,19 @@ static void ist_login_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (wc->status != IB_WC_SUCCESS && wc->status != IB_WC_WR_FLUSH_ERR)
 		ist_conn_fail(ic, "login send failed", wc->status);
 	ist_tx_unmap(ic, &ic->login_tx);
+	complete_all(&ic->login_tx_done);
 }
 
 static int ist_login_send(struct ist_conn *ic)
 {
-	int ret = ist_post_send(ic, &ic->login_tx, NULL);
+	int ret;
 
-	if (ret)
+	reinit_completion(&ic->login_tx_done);
+	ret = ist_post_send(ic, &ic->login_tx, NULL);
+	if (ret) {
 		ist_tx_unmap(ic, &ic->login_tx);
+		complete_all(&ic->login_tx_done);
+	}
 	return ret;
 }
 

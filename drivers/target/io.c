@@ -295,13 +295,14 @@ static int ist_handle_scsi_cmd(struct ist_conn *ic, u8 *buf,
 	if (rc < 0)
 		return 0;	/* LIO rejected it and owns the command */
 
+	/* sequences the command itself when it has no immediate data */
 	rc = iscsit_process_scsi_cmd(conn, cmd, hdr);
-	if (rc < 0)
+	if (rc < 0 || (!rc && !cmd->immediate_data))
 		return 0;
 	if (rc > 0)
 		dump_payload = true;
 
-	if (!dump_payload && cmd->immediate_data) {
+	if (!dump_payload) {
 		imm_len = min3(cmd->first_burst_len, pdu->data_len,
 			       cmd->se_cmd.data_length);
 		sg_copy_from_buffer(cmd->se_cmd.t_data_sg,
@@ -558,9 +559,11 @@ void ist_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 				   &ic->src, wc->byte_len, ret);
 		goto fail;
 	}
+	/* LIO's handlers return > 0 for "handled, nothing more to do" */
 	ret = ist_rx_pdu(ic, rx->buf, &pdu);
 	if (ret < 0)
 		goto fail;
+	ret = 0;
 repost:
 	if (!ret)
 		ret = isdm_rx_post(ic->q.qp, ic->dev, rx);

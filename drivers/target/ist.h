@@ -122,6 +122,7 @@ struct ist_tx_desc {
  * @login_rsp_dma: its DMA address
  * @login_req_comp: a login PDU is ready for LIO
  * @login_rsp_pending: the final login response waits for ist_get_rx_pdu()
+ * @login_tx_done: completed when no login response is in flight
  * @rx: full-feature receive buffers
  * @nr_rx: how many
  * @rx_max_data: the largest data segment we accept in full feature phase
@@ -157,6 +158,7 @@ struct ist_conn {
 	u64			login_rsp_dma;
 	struct completion	login_req_comp;
 	bool			login_rsp_pending;
+	struct completion	login_tx_done;
 
 	struct isdm_rx_desc	*rx;
 	u32			nr_rx;
