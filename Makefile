@@ -27,7 +27,7 @@ KREL = $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' \
 	$(KDIR)/include/generated/utsrelease.h 2>/dev/null)
 FUZZ_SECONDS ?= 20
 
-.PHONY: all modules modules-all sparse unit fuzz vm-check check demo \
+.PHONY: all modules modules-all sparse unit fuzz vm-tools vm-check check demo \
 	install checkpatch deps clean
 
 all: modules
@@ -51,7 +51,10 @@ unit:
 fuzz:
 	@$(MAKE) -s -C $(TOP)/tests/fuzz run FUZZ_SECONDS=$(FUZZ_SECONDS)
 
-vm-check: modules-all
+vm-tools:
+	@$(MAKE) -s -C $(TOP)/tests/vm/tools
+
+vm-check: modules-all vm-tools
 	@$(TOP)/tests/vm/vm-check.sh
 
 checkpatch:
@@ -60,7 +63,7 @@ checkpatch:
 check:
 	@$(TOP)/scripts/check.sh
 
-demo: deps modules-all
+demo: deps modules-all vm-tools
 	@$(TOP)/tests/vm/demo.sh
 
 install: modules

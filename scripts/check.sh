@@ -86,6 +86,7 @@ many unit make -s -C "$top/tests/unit" run
 many fuzz make -s -C "$top/tests/fuzz" run FUZZ_SECONDS="${FUZZ_SECONDS:-20}"
 
 echo "==== guests"
+one vm-tools make -s -C "$top/tests/vm/tools"
 many vm "$top/tests/vm/vm-check.sh"
 
 echo
