@@ -1,4 +1,5 @@
 #!/bin/busybox sh
+# shellcheck shell=dash
 # SPDX-License-Identifier: GPL-2.0
 #
 # /init of the guest rig's initramfs (busybox only).  Loads the virtio, 9p
@@ -27,7 +28,8 @@ while read -r m; do
 done </modules.order
 
 repo=""
-for arg in $(cat /proc/cmdline); do
+read -r cmdline </proc/cmdline
+for arg in $cmdline; do
 	case $arg in
 	iser_vm.repo=*) repo=${arg#iser_vm.repo=} ;;
 	esac

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 #
 # Guest library of the test rig: soft-RoCE on a veth pair, LIO through
 # targetcli, open-iscsi over iSER, fio with verification, module selection
@@ -97,8 +98,10 @@ vm_guest_init() {
 		rm -rf "/etc/iscsi/$f" "/var/lib/iscsi/$f"
 	done
 	mkdir -p /etc/iscsi/nodes /etc/iscsi/send_targets
-	targetcli set global auto_add_default_portal=false \
-		auto_save_on_exit=false auto_use_daemon=false >/dev/null || return 1
+	mkdir -p /run/lock/iscsi /var/lock
+	printf '%s\n' "set global auto_add_default_portal=false" \
+		"set global auto_save_on_exit=false" "set global auto_use_daemon=false" \
+		"set global color_mode=false" exit | targetcli >/dev/null 2>&1 || return 1
 	return 0
 }
 
@@ -198,15 +201,19 @@ vm_rxe_active() {
 # ---------------------------------------------------------------------------
 # LIO target, configured with targetcli only
 
+# vm_tcli CMD...: run targetcli commands, one per argument, in one targetcli
+# process (it reads commands from stdin when that is not a terminal; each
+# start costs seconds under TCG).  targetcli reports most errors with status
+# 0, so known error texts fail the scenario here, and callers check the
+# outcome in configfs.
 vm_tcli() {
 	local out rc
-	vm_log "+ targetcli $*"
-	out=$(targetcli "$@" 2>&1)
+	printf '+ targetcli: %s\n' "$@"
+	out=$(printf '%s\n' "$@" exit | targetcli 2>&1)
 	rc=$?
-	[ -n "$out" ] && echo "$out"
-	# targetcli reports some errors with status 0: catch them by text
-	if [ $rc != 0 ] || echo "$out" | grep -qiE '^(error|.*: error)|No such path|Could not connect|Traceback'; then
-		vm_fail "targetcli $* failed: $(echo "$out" | tail -n 1)"
+	echo "$out" | grep -v '^ *\(/> \)\?\(o-\||\)' | grep -v '^$'
+	if [ $rc != 0 ] || echo "$out" | grep -qiE 'No such path|exists|Could not|Traceback|error|invalid|Unknown|not found|failed|cannot'; then
+		vm_fail "targetcli failed: $(echo "$out" | grep -iE 'No such path|exists|Could not|Traceback|error|invalid|Unknown|not found|failed|cannot' | head -n 2 | paste -sd ' ' -)"
 	fi
 }
 
@@ -215,7 +222,8 @@ vm_tcli() {
 # $VM_TGT_IP:$VM_ISER_PORT and a TCP portal on $VM_TGT_IP:$VM_TCP_PORT (for
 # SendTargets discovery), an ACL for IQN (default: our initiator).
 vm_target_setup() {
-	local bs=ramdisk acl=$VM_INITIATOR_IQN chap_user="" chap_pass="" t np
+	local bs=ramdisk acl=$VM_INITIATOR_IQN chap_user="" chap_pass="" t np tpg
+	local -a cmds
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--fileio) bs=fileio ;;
@@ -227,33 +235,43 @@ vm_target_setup() {
 	done
 	t=/iscsi/$VM_TARGET_IQN/tpg1
 	if [ $bs = fileio ]; then
-		vm_tcli /backstores/fileio create name=lun0 file_or_dev=/tmp/lun0.img \
-			size=$VM_LUN_SIZE write_back=false
 		bs=/backstores/fileio/lun0
+		cmds=("/backstores/fileio create name=lun0 file_or_dev=/tmp/lun0.img size=$VM_LUN_SIZE write_back=false")
 	else
-		vm_tcli /backstores/ramdisk create name=lun0 size=$VM_LUN_SIZE
 		bs=/backstores/ramdisk/lun0
+		cmds=("/backstores/ramdisk create name=lun0 size=$VM_LUN_SIZE")
 	fi
-	vm_tcli /iscsi create "$VM_TARGET_IQN"
-	vm_tcli "$t/luns" create "$bs"
-	vm_tcli "$t/portals" create "$VM_TGT_IP" "$VM_ISER_PORT"
-	vm_tcli "$t/portals/$VM_TGT_IP:$VM_ISER_PORT" enable_iser true
-	vm_tcli "$t/portals" create "$VM_TGT_IP" "$VM_TCP_PORT"
-	vm_tcli "$t/acls" create "$acl"
+	cmds+=(
+		"/iscsi create $VM_TARGET_IQN"
+		"$t/luns create $bs"
+		"$t/portals create $VM_TGT_IP $VM_ISER_PORT"
+		"$t/portals/$VM_TGT_IP:$VM_ISER_PORT enable_iser true"
+		"$t/portals create $VM_TGT_IP $VM_TCP_PORT"
+		"$t/acls create $acl"
+	)
 	if [ -n "$chap_user" ]; then
-		vm_tcli "$t/acls/$acl" set auth userid="$chap_user" password="$chap_pass"
-		vm_tcli "$t" set attribute authentication=1
+		cmds+=("$t/acls/$acl set auth userid=$chap_user password=$chap_pass"
+			"$t set attribute authentication=1")
 	else
-		vm_tcli "$t" set attribute authentication=0
+		cmds+=("$t set attribute authentication=0")
 	fi
+	vm_tcli "${cmds[@]}"
 	# check what the kernel got, not what targetcli printed
-	np=/sys/kernel/config/target/iscsi/$VM_TARGET_IQN/tpgt_1/np
+	tpg=/sys/kernel/config/target/iscsi/$VM_TARGET_IQN/tpgt_1
+	np=$tpg/np
 	[ "$(cat "$np/$VM_TGT_IP:$VM_ISER_PORT/iser" 2>/dev/null)" = 1 ] ||
 		vm_fail "target: portal $VM_TGT_IP:$VM_ISER_PORT is not an iSER portal in configfs"
 	[ "$(cat "$np/$VM_TGT_IP:$VM_TCP_PORT/iser" 2>/dev/null)" = 0 ] ||
 		vm_fail "target: TCP portal $VM_TGT_IP:$VM_TCP_PORT missing in configfs"
-	[ "$(cat "/sys/kernel/config/target/iscsi/$VM_TARGET_IQN/tpgt_1/enable")" = 1 ] ||
-		vm_fail "target: tpg 1 not enabled"
+	[ "$(cat "$tpg/enable" 2>/dev/null)" = 1 ] || vm_fail "target: tpg 1 not enabled"
+	[ -d "$tpg/lun/lun_0" ] || vm_fail "target: LUN 0 missing in configfs"
+	[ -d "$tpg/acls/$acl/lun_0" ] || vm_fail "target: ACL $acl with LUN 0 missing in configfs"
+	if [ -n "$chap_user" ]; then
+		[ "$(cat "$tpg/acls/$acl/auth/userid")" = "$chap_user" ] ||
+			vm_fail "target: CHAP user not set in configfs"
+		[ "$(cat "$tpg/attrib/authentication")" = 1 ] ||
+			vm_fail "target: authentication not enabled in configfs"
+	fi
 	vm_log "target ready: $VM_TARGET_IQN, $bs, iSER $VM_TGT_IP:$VM_ISER_PORT, TCP :$VM_TCP_PORT"
 }
 
@@ -310,6 +328,10 @@ vm_session_count() {
 	find /sys/class/iscsi_session/ -mindepth 1 -maxdepth 1 2>/dev/null | wc -l
 }
 
+vm_no_sessions() {
+	[ "$(vm_session_count)" = 0 ]
+}
+
 # vm_check_iser_session: exactly one session, over iSER, to our target.
 vm_check_iser_session() {
 	local s
@@ -351,7 +373,7 @@ vm_check_disk() {
 vm_logout_check() {
 	local dev=$1
 	vm_logout || vm_fail "logout failed"
-	vm_wait 15 test "$(vm_session_count)" = 0 ||
+	vm_wait 15 vm_no_sessions ||
 		vm_fail "session still present after logout"
 	iscsiadm -m session >/dev/null 2>&1 && vm_fail "iscsiadm still lists a session after logout"
 	[ -z "$dev" ] || vm_wait 15 test ! -e "/sys/block/${dev#/dev/}" ||
@@ -361,7 +383,13 @@ vm_logout_check() {
 
 # vm_login_disk: new node, login, checks; prints the disk.
 vm_login_disk() {
-	vm_login >&2 || vm_fail "iSER login to $VM_TARGET_IQN failed"
+	local out
+	out=$(vm_login 2>&1) || {
+		echo "$out" >&2
+		vm_fail "iSER login to $VM_TARGET_IQN failed: $(echo "$out" |
+			grep -m1 -E 'reported error|iscsiadm: [^CL]' | sed 's/^iscsiadm: //')"
+	}
+	echo "$out" >&2
 	vm_check_iser_session >&2
 	vm_disk
 }
@@ -430,15 +458,20 @@ vm_teardown() {
 	if [ "$(vm_session_count)" != 0 ]; then
 		timeout 60 iscsiadm -m node -U all >/dev/null 2>&1 ||
 			timeout 60 iscsiadm -m session -u >/dev/null 2>&1
-		vm_wait 15 test "$(vm_session_count)" = 0 || echo "iSCSI session still present after logout"
+		vm_wait 15 vm_no_sessions || echo "iSCSI session still present after logout"
 	fi
+	vm_log "teardown: stop iscsid" >&2
 	vm_iscsid_stop
 	rm -rf /etc/iscsi/nodes/* /etc/iscsi/send_targets/*
 	if vm_loaded target_core_mod; then
+		vm_log "teardown: targetcli clearconfig" >&2
 		timeout 60 targetcli clearconfig confirm=True >/dev/null 2>&1 ||
 			echo "targetcli clearconfig failed"
+		# the fabric's configfs directory pins iscsi_target_mod
+		rmdir /sys/kernel/config/target/iscsi 2>/dev/null
 	fi
 	rm -f /tmp/lun0.img
+	vm_log "teardown: rxe, veth" >&2
 	rdma link delete rxe0 >/dev/null 2>&1
 	rdma link delete rxe1 >/dev/null 2>&1
 	ip link delete veth0 >/dev/null 2>&1
@@ -447,14 +480,17 @@ vm_teardown() {
 		target_core_iblock target_core_pscsi target_core_user \
 		target_core_mod rdma_rxe; do
 		vm_loaded "$m" || continue
+		vm_log "rmmod $m" >&2
 		timeout 60 rmmod "$m" >/dev/null 2>&1
-		vm_loaded "$m" &&
-			echo "cannot unload $m (refcnt $(cat "/sys/module/$m/refcnt" 2>/dev/null), holders: $(ls "/sys/module/$m/holders" 2>/dev/null | tr '\n' ' '))"
+		vm_loaded "$m" || continue
+		echo "cannot unload $m (refcnt $(cat "/sys/module/$m/refcnt" 2>/dev/null), holders: $(cd "/sys/module/$m/holders" 2>/dev/null && echo *))"
 	done
 	# helpers that may stay loaded: best effort
 	for m in iscsi_tcp libiscsi_tcp libiscsi scsi_transport_iscsi rdma_ucm \
 		rdma_cm iw_cm ib_cm ib_uverbs ib_core veth; do
-		vm_loaded "$m" && timeout 30 rmmod "$m" >/dev/null 2>&1
+		vm_loaded "$m" || continue
+		vm_log "rmmod $m (best effort)" >&2
+		timeout 30 rmmod "$m" >/dev/null 2>&1
 	done
 	return 0
 }

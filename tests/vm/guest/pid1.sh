@@ -19,7 +19,8 @@ ln -sf /proc/self/fd /dev/fd 2>/dev/null
 hostname iser-vm
 
 job=""
-for arg in $(cat /proc/cmdline); do
+read -r cmdline </proc/cmdline
+for arg in $cmdline; do
 	case $arg in
 	iser_vm.job=*) job=${arg#iser_vm.job=} ;;
 	esac

@@ -25,7 +25,7 @@ if ! vm_guest_init; then
 	init_err="guest set-up failed (configfs, dbus or targetcli); see $job/guest.log"
 fi
 
-while read -r name ini tgt _default tmo body args; do
+while read -r name ini tgt _default tmo body args <&3; do
 	case $name in '' | '#'*) continue ;; esac
 	dir=$job/$name
 	rm -rf "$dir"
@@ -50,7 +50,7 @@ while read -r name ini tgt _default tmo body args; do
 	fi
 	{
 		echo "--- teardown"
-		problems=$(timeout 240 bash -c ". '$here/lib.sh'; vm_teardown" 2>>"$dir/log") ||
+		problems=$(timeout 90 bash -c ". '$here/lib.sh'; vm_teardown" 2>>"$dir/log") ||
 			problems="${problems:+$problems; }teardown timed out"
 		echo "${problems:-clean}"
 	} >>"$dir/log" 2>&1
@@ -72,5 +72,5 @@ while read -r name ini tgt _default tmo body args; do
 		progress "END $name FAIL ${secs}s"
 	fi
 	echo "$secs" >"$dir/seconds"
-done <"$job/job.list"
+done 3<"$job/job.list" </dev/null
 exit 0

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 #
 # Host side of the guest test rig: which kernel, its initramfs, one qemu boot.
 # Sourced by tests/vm/vm-check.sh and tests/vm/demo.sh; see
@@ -18,7 +19,9 @@ VM_CPUS=${ISER_VM_CPUS:-2}
 # seconds from qemu start until the guest must have said "UP"
 VM_BOOT_TIMEOUT=${ISER_VM_BOOT_TIMEOUT:-120}
 # seconds a scenario may overrun its own timeout (teardown, dmesg check)
-VM_SCENARIO_SLACK=${ISER_VM_SCENARIO_SLACK:-120}
+VM_SCENARIO_SLACK=${ISER_VM_SCENARIO_SLACK:-150}
+# the kernel log lines that fail a scenario (one list, in guest/lib.sh)
+VM_BAD_KLOG=$(sed -n "s/^VM_BAD_KLOG='\(.*\)'\$/\1/p" "$VM_DIR/guest/lib.sh")
 VM_PROG=${VM_PROG:-$(basename "$0")}
 
 vm_die() {
@@ -37,6 +40,7 @@ vm_kernel_release() {
 	case $1 in
 	6.1) echo "${KREL_61:-}" ;;
 	6.12) echo "${KREL_612:-}" ;;
+	[0-9].[0-9] | [0-9].[0-9][0-9]) echo "" ;;
 	*) echo "$1" ;;
 	esac
 }
@@ -47,6 +51,7 @@ vm_check_kernel() {
 	local label=$1 rel=$2
 	if [ -z "$rel" ]; then
 		case $label in
+		6.12) vm_die "no Debian 6.12 kernel found: install $KERNEL_PKGS_612 (scripts/deps.sh)" ;;
 		6.1) vm_die "no Debian 6.1 kernel found (no /usr/src/linux-headers-6.1.0-*-amd64): install linux-image-amd64 and linux-headers-amd64 (scripts/deps.sh)" ;;
 		*) vm_die "unknown kernel '$label' (use 6.1, 6.12 or a release such as 6.1.0-56-amd64)" ;;
 		esac
@@ -77,7 +82,7 @@ vm_check_tools() {
 	done
 	[ -x /usr/bin/python3 ] || missing="$missing python3(/usr/bin/python3)"
 	# the initramfs needs a statically linked busybox
-	if [ -x /bin/busybox ] && grep -q 'ld-linux' /bin/busybox; then
+	if [ -x /bin/busybox ] && ldd /bin/busybox >/dev/null 2>&1; then
 		missing="$missing busybox-static(/bin/busybox is dynamically linked)"
 	fi
 	[ -z "$missing" ] ||
@@ -152,9 +157,10 @@ vm_initramfs() {
 #   VM_STATE  done | noboot | hung | died | timeout
 #   VM_CURRENT  the scenario that was running when the guest stopped ("" if none)
 #   VM_ELAPSED  seconds the boot took
+# shellcheck disable=SC2034 # VM_CURRENT, VM_ELAPSED are for the caller
 vm_boot() {
 	local rel=$1 job=$2 hard=$3 handler=${4:-} initrd qpid start deadline
-	local n=0 total line kw a b done_seen=0 up=0
+	local n=0 total line kw a b done_seen=0 up=0 alive
 	initrd=$(vm_initramfs "$rel") || exit 2
 	rm -f "$job/progress" "$job/console.log" "$job/qemu.log"
 	: >"$job/progress"
@@ -173,7 +179,9 @@ vm_boot() {
 		</dev/null >"$job/qemu.log" 2>&1 &
 	qpid=$!
 	deadline=$((start + VM_BOOT_TIMEOUT))
-	while kill -0 "$qpid" 2>/dev/null; do
+	while :; do
+		alive=0
+		kill -0 "$qpid" 2>/dev/null && alive=1
 		total=$(wc -l <"$job/progress")
 		while [ "$n" -lt "$total" ]; do
 			n=$((n + 1))
@@ -191,6 +199,7 @@ vm_boot() {
 			esac
 			[ -n "$handler" ] && "$handler" "$line"
 		done
+		[ $alive = 1 ] || break
 		if [ "$(vm_now)" -gt "$deadline" ]; then
 			if [ "$up" = 0 ]; then
 				VM_STATE=noboot
@@ -209,7 +218,7 @@ vm_boot() {
 	VM_ELAPSED=$(($(vm_now) - start))
 	if [ -z "$VM_STATE" ]; then
 		if [ "$done_seen" = 1 ]; then
-			VM_STATE=done
+			VM_STATE="done"
 		elif [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
 			VM_STATE=timeout
 		elif [ "$up" = 0 ]; then
@@ -221,22 +230,39 @@ vm_boot() {
 	return 0
 }
 
-# vm_state_reason: a sentence for VM_STATE after vm_boot (JOBDIR as $1).
+# vm_console_klog JOBDIR SCENARIO: the first bad kernel log lines of the
+# console after SCENARIO began, on one line.
+vm_console_klog() {
+	awk -v b="iser-vm: BEGIN $2" 'index($0, b) { p = 1 } p' "$1/console.log" 2>/dev/null |
+		tr -d '\r' | grep -aE "$VM_BAD_KLOG" | head -n 2 |
+		sed 's/^\[[^]]*\] *//' | paste -sd ';' -
+}
+
+# vm_state_reason JOBDIR: a sentence for VM_STATE after vm_boot (and the
+# kernel's complaints after VM_CURRENT began, if any).
 vm_state_reason() {
+	local job=$1 klog=""
+	[ -n "${VM_CURRENT:-}" ] && klog=$(vm_console_klog "$job" "$VM_CURRENT")
+	echo "$(vm_state_sentence "$job")${klog:+; kernel log: $klog}"
+}
+
+vm_state_sentence() {
 	local job=$1
 	case $VM_STATE in
 	done) echo "guest finished" ;;
 	noboot)
 		local why
-		why=$(grep -a -m1 -E 'iser-vm-init:|Kernel panic|not syncing' "$job/console.log" 2>/dev/null | tr -d '\r')
-		[ -n "$why" ] || why=$(grep -a -m1 . "$job/qemu.log" 2>/dev/null)
-		echo "guest did not come up within ${VM_BOOT_TIMEOUT}s${why:+ ($why)}"
+		why=$(grep -a -m1 -E 'iser-vm-init:|Kernel panic|not syncing' "$job/console.log" 2>/dev/null)
+		[ -n "$why" ] || why=$(grep -a -v 'terminating on signal' "$job/qemu.log" 2>/dev/null | grep -a -m1 .)
+		[ -n "$why" ] || why="last console line: $(grep -a . "$job/console.log" 2>/dev/null | tail -n 1)"
+		why=$(echo "$why" | tr -d '\r' | sed 's/^\[[^]]*\] *//')
+		echo "guest did not come up within ${VM_BOOT_TIMEOUT}s ($why)"
 		;;
 	hung) echo "guest hung (no progress within the scenario timeout + ${VM_SCENARIO_SLACK}s), killed" ;;
 	timeout) echo "hard boot timeout reached, qemu killed" ;;
 	died)
 		local why
-		why=$(grep -a -m1 -E 'Kernel panic|not syncing' "$job/console.log" 2>/dev/null | tr -d '\r')
+		why=$(grep -a -m1 -E 'Kernel panic|not syncing' "$job/console.log" 2>/dev/null | tr -d '\r' | sed 's/^\[[^]]*\] *//')
 		echo "guest stopped unexpectedly${why:+ ($why)}"
 		;;
 	esac

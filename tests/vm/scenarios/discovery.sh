@@ -1,7 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 #
-# SendTargets discovery over the TCP portal reports the iSER portal; the
-# iSER-only portal does not answer iSCSI over TCP.
+# SendTargets discovery over the TCP portal reports the iSER portal;
+# SendTargets over iSER itself (-I iser, a kernel discovery session) reports
+# it too and binds the record to the iser iface; a port without a portal
+# is refused without a hang.
 
 vm_rxe_up
 vm_load_roles
@@ -22,11 +25,25 @@ echo "$nodes"
 [ "$(echo "$nodes" | grep -c "$VM_TARGET_IQN")" = 2 ] ||
 	vm_fail "expected 2 node records after discovery, got: $nodes"
 
-# once enable_iser is set the portal speaks iSER only: TCP discovery fails
-if vm_run timeout 90 iscsiadm -m discovery -t sendtargets \
-	-p "$VM_TGT_IP:$VM_ISER_PORT" -o nonpersistent; then
-	vm_fail "TCP discovery succeeded on the iSER-only portal"
+# discovery over iSER (the in-tree initiator runs it as a kernel session)
+out=$(timeout 90 iscsiadm -m discovery -t sendtargets -p "$VM_TGT_IP:$VM_ISER_PORT" \
+	-I iser -o nonpersistent 2>&1) ||
+	vm_fail "SendTargets discovery over iSER on $VM_TGT_IP:$VM_ISER_PORT failed: $out"
+echo "$out"
+echo "$out" | grep -qx "$VM_TGT_IP:$VM_ISER_PORT,1 $VM_TARGET_IQN" ||
+	vm_fail "discovery over iSER did not report the iSER portal"
+if [ "$VM_INITIATOR" = intree ]; then
+	grep -q 'scsi host[0-9]*: iSCSI Initiator over iSER' <(dmesg) ||
+		vm_fail "no iSER discovery session in the kernel log"
 fi
+
+# a port without a portal: refused, and iscsiadm gives up by itself
+start=$(date +%s)
+if vm_run timeout 90 iscsiadm -m discovery -t sendtargets \
+	-p "$VM_TGT_IP:3262" -o nonpersistent; then
+	vm_fail "discovery on a port without a portal succeeded"
+fi
+[ $(($(date +%s) - start)) -lt 60 ] || vm_fail "refused discovery took more than 60 s"
 
 # no session came out of discovery
 [ "$(vm_session_count)" = 0 ] || vm_fail "discovery left a session behind"

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 #
 # fio with crc32c verification over an iSER session.
 #   --matrix  sequential and random, 4k..1M blocks, iodepth 1..64 (~170 MiB)

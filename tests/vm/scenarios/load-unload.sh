@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 #
 # Our modules load from the build tree with an rxe device present, show up
 # in lsmod as the very files we built, and unload in reverse order.

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 #
 # Login over iSER after TCP discovery: an iSER session, a disk of the right
 # size that answers INQUIRY and reads back what was written, logout (session
