@@ -7,8 +7,10 @@
 # print a summary.  Takes a few minutes.  See Documentation/testing-vm.md.
 #
 # Environment:
-#   DEMO_INITIATOR=intree|ours  which ib_iser the initiator uses (default intree)
-#   DEMO_TARGET=intree|ours     which ib_isert the target uses (default intree)
+#   DEMO_INITIATOR=intree|ours  which ib_iser the initiator uses (default:
+#                               ours when it registers its transport)
+#   DEMO_TARGET=intree|ours     which ib_isert the target uses (default: ours
+#                               when it registers its transport)
 #   DEMO_KERNEL=6.1|6.12        guest kernel (default 6.1)
 
 set -u
@@ -17,11 +19,11 @@ VM_PROG=demo
 # shellcheck source=lib/host.sh
 . "$(dirname "$0")/lib/host.sh"
 
-ini=${DEMO_INITIATOR:-intree}
-tgt=${DEMO_TARGET:-intree}
+ini=${DEMO_INITIATOR:-auto}
+tgt=${DEMO_TARGET:-auto}
 kernel=${DEMO_KERNEL:-6.1}
 for v in "$ini" "$tgt"; do
-	case $v in ours | intree) ;; *) vm_die "DEMO_INITIATOR / DEMO_TARGET must be 'ours' or 'intree', not '$v'" ;; esac
+	case $v in ours | intree | auto) ;; *) vm_die "DEMO_INITIATOR / DEMO_TARGET must be 'ours' or 'intree', not '$v'" ;; esac
 done
 
 vm_check_tools
@@ -52,6 +54,14 @@ ini_status=$(ours_status drivers/initiator/ib_iser.ko ib_iser iscsi_register_tra
 ini_ok=$?
 tgt_status=$(ours_status drivers/target/ib_isert.ko ib_isert iscsit_register_transport)
 tgt_ok=$?
+if [ "$ini" = auto ]; then
+	ini=intree
+	[ $ini_ok = 0 ] && ini=ours
+fi
+if [ "$tgt" = auto ]; then
+	tgt=intree
+	[ $tgt_ok = 0 ] && tgt=ours
+fi
 echo "demo: our initiator (ib_iser): $ini_status"
 echo "demo: our target (ib_isert):   $tgt_status"
 if [ "$ini" = ours ] && [ $ini_ok != 0 ]; then

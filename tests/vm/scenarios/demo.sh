@@ -109,6 +109,14 @@ else
 	swi="not reported by the modules in use"
 fi
 hdr="not reported by the modules in use"
+# our target reports the mode of each session when it enters full feature
+# phase: "... normal session from A:P: 28-byte header, Send with Invalidate, ORD n, ..."
+ours_t=$(echo "$klog" | sed -n 's/.*ib_isert: normal session from [^ ]*: \(.*\)$/\1/p' | tail -n 1)
+if [ -n "$ours_t" ]; then
+	hdr="$(echo "$ours_t" | cut -d, -f1) (target's log)"
+	swi="$(echo "$ours_t" | cut -d, -f2 | sed 's/^ //') (target's log; from the CM REQ/REP private data)"
+	[ -n "$inv_i" ] && swi="$swi; initiator: $inv_i"
+fi
 {
 	echo "kernel:        $VM_REL (qemu TCG, $(nproc) vCPUs)"
 	echo "initiator:     $(role_desc "$VM_INITIATOR" ib_iser)"
