@@ -19,6 +19,8 @@
  * put destroys the QP, the rdma_cm id and the buffers; it never runs in
  * the connection's own CM handler.
  *
+ * Lock order: ist_np.lock, then ist_conn.lock.
+ *
  * Teardown is always: rdma_disconnect(), drain the QP, release in a work
  * item. Before LIO owns a connection the driver tears it down itself; once
  * LIO owns it, the driver asks LIO for a reinstatement and LIO calls
@@ -213,8 +215,10 @@ static void ist_conn_drop_unbound(struct ist_conn *ic, const char *why)
 
 	mutex_lock(&isnp->lock);
 	if (!list_empty(&ic->np_entry)) {
+		mutex_lock(&ic->lock);
 		if (ic->state == IST_CONN_ACCEPTED)
 			isnp->nr_accepted--;
+		mutex_unlock(&ic->lock);
 		list_del_init(&ic->np_entry);
 		mine = true;
 	}
@@ -510,6 +514,7 @@ static void ist_conn_ready(struct ist_conn *ic)
 	bool ready = false;
 
 	mutex_lock(&isnp->lock);
+	mutex_lock(&ic->lock);
 	if (!list_empty(&ic->np_entry) && ic->state == IST_CONN_ACCEPTED &&
 	    ic->established && ic->login_len) {
 		list_move_tail(&ic->np_entry, &isnp->pending);
@@ -517,6 +522,7 @@ static void ist_conn_ready(struct ist_conn *ic)
 		ic->state = IST_CONN_PENDING;
 		ready = true;
 	}
+	mutex_unlock(&ic->lock);
 	mutex_unlock(&isnp->lock);
 	if (ready) {
 		cancel_delayed_work(&ic->prelogin_work);
@@ -913,13 +919,18 @@ static u32 ist_rx_count(struct iscsit_conn *conn)
 	u32 trdsl = conn->conn_ops->TargetRecvDataSegmentLength;
 	u32 depth, per_cmd = 1;
 
+	/* discovery: Text, NOP-Out and Logout, one at a time */
+	if (so->SessionType)
+		return IST_DISCOVERY_RX;
+
 	depth = conn->sess->se_sess->se_node_acl ?
 		conn->sess->se_sess->se_node_acl->queue_depth : 0;
 	if (!depth)
 		depth = conn->tpg->tpg_attrib.default_cmdsn_depth;
 	if (!so->InitialR2T && trdsl)
 		per_cmd += DIV_ROUND_UP(so->FirstBurstLength, trdsl);
-	return clamp_t(u32, depth * per_cmd + IST_EXTRA_SENDS, 16, IST_MAX_RX);
+	return clamp_t(u32, depth * per_cmd + IST_EXTRA_SENDS, IST_DISCOVERY_RX,
+		       IST_MAX_RX);
 }
 
 void ist_get_rx_pdu(struct iscsit_conn *conn)

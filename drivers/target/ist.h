@@ -29,6 +29,8 @@
  * window beyond this only makes the initiator wait (RNR retry).
  */
 #define IST_MAX_RX		512
+/* receive buffers of a discovery session */
+#define IST_DISCOVERY_RX	8
 /* Sends beyond one per receive: NOP-In pings, async events, HelloReply */
 #define IST_EXTRA_SENDS		16
 /* commands with RDMA Reads or Writes in flight the send queue is sized for */
