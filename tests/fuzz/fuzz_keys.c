@@ -12,10 +12,11 @@
 
 #define MAX_PAIRS	1024
 
+/* RFC 3720 5.1 key-name characters, and # of the X# extension keys */
 static bool name_char(char c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	       (c >= '0' && c <= '9') || (c && strchr(".-+@_", c));
+	       (c >= '0' && c <= '9') || (c && strchr(".-+@_#", c));
 }
 
 static bool is_lit(const char *s, size_t len, const char *lit)
