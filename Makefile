@@ -10,6 +10,7 @@
 #   make unit            userspace unit tests (cmocka, ASan + UBSan)
 #   make fuzz            libFuzzer targets, FUZZ_SECONDS each
 #   make vm-check        end-to-end scenarios in qemu guests, both kernels
+#   make vm-full         the same plus the slower parameter variants
 #   make check           all of the above; installs missing packages first
 #   make demo            the main job: iSER target + login + verified I/O
 #   make install         modules into /lib/modules/<release>/updates/
@@ -27,7 +28,7 @@ KREL = $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' \
 	$(KDIR)/include/generated/utsrelease.h 2>/dev/null)
 FUZZ_SECONDS ?= 20
 
-.PHONY: all modules modules-all sparse unit fuzz vm-tools vm-check check demo \
+.PHONY: all modules modules-all sparse unit fuzz vm-tools vm-check vm-full check demo \
 	install checkpatch deps clean
 
 all: modules
@@ -56,6 +57,9 @@ vm-tools:
 
 vm-check: modules-all vm-tools
 	@$(TOP)/tests/vm/vm-check.sh
+
+vm-full: modules-all vm-tools
+	@$(TOP)/tests/vm/vm-check.sh --full
 
 checkpatch:
 	@$(TOP)/scripts/checkpatch.sh

@@ -19,10 +19,11 @@ VM_LIST=${ISER_VM_LIST:-$(dirname "$0")/scenarios.list}
 usage() {
 	cat <<EOF
 usage: tests/vm/vm-check.sh [--kernel 6.1|6.12|RELEASE]... [--scenario NAME]...
-                            [--all] [--list]
+                            [--full] [--all] [--list]
   --kernel K     run on kernel K only (repeatable; default: 6.1 and 6.12)
   --scenario S   run scenario S only (repeatable, or a comma list; default:
                  the scenarios marked "yes" in tests/vm/scenarios.list)
+  --full         the default scenarios and those marked "full" (make vm-full)
   --all          run every scenario of the list, the non-default ones too
   --list         print the scenarios and exit
 Environment: ISER_VM_LIST (another scenario list), ISER_VM_MODDIR (our .ko tree in the guest, default
@@ -33,6 +34,7 @@ EOF
 kernels=()
 wanted=()
 all=0
+full=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel | -k) [ $# -ge 2 ] || { usage >&2; exit 2; }; kernels+=("$2"); shift ;;
@@ -40,6 +42,7 @@ while [ $# -gt 0 ]; do
 	--scenario | -s) [ $# -ge 2 ] || { usage >&2; exit 2; }; IFS=, read -ra x <<<"$2"; wanted+=("${x[@]}"); shift ;;
 	--scenario=*) IFS=, read -ra x <<<"${1#*=}"; wanted+=("${x[@]}") ;;
 	--all) all=1 ;;
+	--full) full=1 ;;
 	--list) grep -vE '^[[:space:]]*(#|$)' "$VM_LIST"; exit 0 ;;
 	-h | --help) usage; exit 0 ;;
 	*) echo "vm-check: unknown argument '$1'" >&2; usage >&2; exit 2 ;;
@@ -56,6 +59,8 @@ if [ ${#wanted[@]} -gt 0 ]; then
 			vm_die "unknown scenario '$s' (see tests/vm/vm-check.sh --list)"
 	done
 	selected=$(echo "$list" | awk -v w=" ${wanted[*]} " 'index(w, " " $1 " ")')
+elif [ $full = 1 ]; then
+	selected=$(echo "$list" | awk '$4 == "yes" || $4 == "full"')
 elif [ $all = 1 ]; then
 	selected=$list
 else
