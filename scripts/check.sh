@@ -40,7 +40,7 @@ many() {
 	local t0=$SECONDS rc line p f
 
 	echo "---- $name"
-	"$@" 2>&1 | tee "$log" | grep -E '^(PASS|FAIL)|passed, [0-9]+ failed'
+	"$@" 2>&1 | tee "$log" | grep --line-buffered -E '^(PASS|FAIL)|passed, [0-9]+ failed'
 	rc=${PIPESTATUS[0]}
 	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
 	if [ -z "$line" ]; then
