@@ -5,6 +5,7 @@
  */
 #include <linux/module.h>
 
+#include "isdm/isdm.h"
 #include "core.h"
 
 static int __init isdm_init(void)
@@ -21,4 +22,5 @@ module_init(isdm_init);
 module_exit(isdm_exit);
 
 MODULE_DESCRIPTION("iSER datamover core (RFC 5046, IBTA Annex A12)");
+MODULE_VERSION(ISDM_VERSION);
 MODULE_LICENSE("GPL");

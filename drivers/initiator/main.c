@@ -1,16 +1,704 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ib_iser: iSER initiator: the open-iscsi transport "iser" on the iSER datamover core.
+ * ib_iser: iSER initiator: the open-iscsi transport "iser" on the iSER
+ * datamover core. Module, transport callbacks, connection establishment
+ * over rdma_cm and connection lifetime.
+ *
+ * Lifetime: an &struct isi_conn is created by ep_connect and outlives the
+ * endpoint. ep_disconnect and stop_conn may come in either order; the
+ * connection is released once the endpoint is gone and, if it was bound,
+ * stop_conn has unbound it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/sizes.h>
+#include <scsi/scsi_host.h>
 
-#include "isdm/isdm.h"
+#include "isdm/compat.h"
+#include "isi.h"
+
+#define ISI_RESOLVE_MS		1000
+
+struct workqueue_struct *isi_release_wq;
+static struct scsi_transport_template *isi_scsi_transport;
+static LIST_HEAD(isi_conn_list);
+static DEFINE_MUTEX(isi_conn_mutex);	/* protects isi_conn_list */
+static DECLARE_WAIT_QUEUE_HEAD(isi_release_wait);
+/* the device isi_remove_device() is emptying, under isi_conn_mutex */
+static struct ib_device *isi_removing;
+
+static struct iscsi_transport isi_transport;
+
+/* ---- connection lifetime ---- */
+
+/* Stop the connection: disconnect and flush everything posted. */
+static void isi_conn_terminate(struct isi_conn *ic)
+{
+	lockdep_assert_held(&ic->lock);
+	if (ic->state == ISI_PENDING || ic->state == ISI_UP) {
+		ic->state = ISI_TERMINATING;
+		wake_up_all(&ic->wq);
+	}
+	if (ic->established && ic->cm_id) {
+		ic->established = false;
+		rdma_disconnect(ic->cm_id);
+	}
+	isdm_queues_drain(&ic->q);
+}
+
+static void isi_conn_release(struct isi_conn *ic)
+{
+	struct rdma_cm_id *cm_id;
+
+	mutex_lock(&isi_conn_mutex);
+	list_del_init(&ic->entry);
+	mutex_unlock(&isi_conn_mutex);
+
+	mutex_lock(&ic->lock);
+	ic->state = ISI_DOWN;
+	isdm_queues_drain(&ic->q);
+	if (ic->dev) {
+		isi_fr_pool_destroy(ic);
+		isi_rx_destroy(ic);
+	}
+	isdm_queues_destroy(&ic->q);
+	cm_id = ic->cm_id;
+	ic->cm_id = NULL;
+	mutex_unlock(&ic->lock);
+
+	/* waits for a running CM handler; none runs after it */
+	if (cm_id)
+		rdma_destroy_id(cm_id);
+	if (ic->dev)
+		isdm_device_put(ic->dev);
+	kfree(ic);
+	wake_up_all(&isi_release_wait);
+}
+
+static void isi_release_work(struct work_struct *work)
+{
+	struct isi_conn *ic = container_of(work, struct isi_conn,
+					   release_work);
+
+	wait_for_completion(&ic->stop_comp);
+	isi_conn_release(ic);
+}
+
+/* ---- rdma_cm ---- */
+
+static void isi_qp_event(struct ib_event *ev, void *ctx)
+{
+	pr_debug("QP event %s (%d)\n", ib_event_msg(ev->event), ev->event);
+}
+
+static int isi_addr_resolved(struct isi_conn *ic)
+{
+	struct ib_device *ib_dev = ic->cm_id->device;
+	struct isdm_device *dev;
+
+	if (ic->dev)
+		return -EALREADY;
+	mutex_lock(&isi_conn_mutex);
+	if (ib_dev == isi_removing) {
+		mutex_unlock(&isi_conn_mutex);
+		return -ENODEV;
+	}
+	mutex_unlock(&isi_conn_mutex);
+	if (!(ib_dev->attrs.device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS)) {
+		pr_err("%s: no memory management extensions\n",
+		       dev_name(&ib_dev->dev));
+		return -EOPNOTSUPP;
+	}
+	dev = isdm_device_get(ib_dev);
+	if (IS_ERR(dev))
+		return PTR_ERR(dev);
+	ic->dev = dev;
+	return rdma_resolve_route(ic->cm_id, ISI_RESOLVE_MS);
+}
+
+static int isi_route_resolved(struct isi_conn *ic)
+{
+	struct ib_device *ib_dev = ic->dev->ib_dev;
+	struct isdm_queue_attr qa = {};
+	struct rdma_conn_param param = {};
+	struct isdm_cm_req req;
+	int ret;
+
+	ret = isi_rx_init(ic);
+	if (ret)
+		return ret;
+	ic->sq_size = ISI_CMDS_MAX * 3 + ISI_DATAOUT_MAX;
+	qa.send_wr = ic->sq_size;
+	qa.recv_wr = ISI_CMDS_MAX + ISI_RX_EXTRA + 1;
+	qa.send_sge = 2;
+	qa.poll_ctx = IB_POLL_SOFTIRQ;
+	qa.qp_context = ic;
+	qa.event_handler = isi_qp_event;
+	ret = isdm_queues_create(ic->cm_id, ic->dev, &ic->q, &qa);
+	if (ret)
+		return ret;
+
+	isdm_cm_req_build(&req, &ic->dev->caps);
+	param.private_data = &req;
+	param.private_data_len = sizeof(req);
+	param.responder_resources = ib_dev->attrs.max_qp_rd_atom;
+	param.initiator_depth = 1;
+	param.retry_count = 7;
+	param.rnr_retry_count = 7;
+	return rdma_connect_locked(ic->cm_id, &param);
+}
+
+static int isi_established(struct isi_conn *ic, struct rdma_cm_event *ev)
+{
+	int ret;
+
+	ret = isdm_cm_rep_parse(ev->param.conn.private_data,
+				ev->param.conn.private_data_len,
+				&ic->dev->caps, &ic->mode);
+	if (ret) {
+		pr_err_ratelimited("bad CM REP private data: %d\n", ret);
+		return ret;
+	}
+	if (ic->mode.peer_violation)
+		pr_warn_ratelimited("target's REP claims a feature we did not offer; ignored\n");
+	ic->established = true;
+	ic->state = ISI_UP;
+	wake_up_all(&ic->wq);
+	pr_debug("connected: zbva %d send_inv %d hdr %u\n", ic->mode.zbva,
+		 ic->mode.send_inv, ic->mode.hdr_len);
+	return 0;
+}
+
+static void isi_cm_failed(struct isi_conn *ic, int err)
+{
+	if (ic->state == ISI_UP && ic->iconn)
+		iscsi_conn_failure(ic->iconn, ISCSI_ERR_CONN_FAILED);
+	if (ic->state == ISI_PENDING || ic->state == ISI_UP)
+		ic->state = ISI_TERMINATING;
+	wake_up_all(&ic->wq);
+}
+
+static int isi_cma_handler(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
+{
+	struct isi_conn *ic = cm_id->context;
+	int ret = 0;
+
+	mutex_lock(&ic->lock);
+	if (ic->cm_id != cm_id)
+		goto out;
+	switch (ev->event) {
+	case RDMA_CM_EVENT_ADDR_RESOLVED:
+		if (ic->state == ISI_PENDING)
+			ret = isi_addr_resolved(ic);
+		break;
+	case RDMA_CM_EVENT_ROUTE_RESOLVED:
+		if (ic->state == ISI_PENDING)
+			ret = isi_route_resolved(ic);
+		break;
+	case RDMA_CM_EVENT_ESTABLISHED:
+		if (ic->state == ISI_PENDING)
+			ret = isi_established(ic, ev);
+		break;
+	case RDMA_CM_EVENT_REJECTED:
+		pr_info_ratelimited("connection rejected: %s\n",
+				    rdma_reject_msg(cm_id, ev->status));
+		isi_cm_failed(ic, -ECONNREFUSED);
+		break;
+	case RDMA_CM_EVENT_ADDR_ERROR:
+	case RDMA_CM_EVENT_ROUTE_ERROR:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+	case RDMA_CM_EVENT_UNREACHABLE:
+		pr_info_ratelimited("connection failed: %s (%d)\n",
+				    rdma_event_msg(ev->event), ev->status);
+		isi_cm_failed(ic, -EHOSTUNREACH);
+		break;
+	case RDMA_CM_EVENT_DISCONNECTED:
+	case RDMA_CM_EVENT_ADDR_CHANGE:
+	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		isi_cm_failed(ic, -ECONNRESET);
+		break;
+	default:
+		break;
+	}
+	if (ret) {
+		pr_info_ratelimited("connection setup failed at %s: %d\n",
+				    rdma_event_msg(ev->event), ret);
+		isi_cm_failed(ic, ret);
+	}
+out:
+	mutex_unlock(&ic->lock);
+	/* the id stays ours: released by rdma_destroy_id() */
+	return 0;
+}
+
+/* ---- endpoints ---- */
+
+static struct iscsi_endpoint *isi_ep_connect(struct Scsi_Host *shost,
+					     struct sockaddr *dst,
+					     int non_blocking)
+{
+	struct iscsi_endpoint *ep;
+	struct isi_conn *ic;
+	int ret;
+
+	if (dst->sa_family != AF_INET && dst->sa_family != AF_INET6)
+		return ERR_PTR(-EAFNOSUPPORT);
+	ep = iscsi_create_endpoint(0);
+	if (!ep)
+		return ERR_PTR(-ENOMEM);
+	ic = kzalloc(sizeof(*ic), GFP_KERNEL);
+	if (!ic) {
+		ret = -ENOMEM;
+		goto destroy_ep;
+	}
+	mutex_init(&ic->lock);
+	init_waitqueue_head(&ic->wq);
+	init_completion(&ic->stop_comp);
+	INIT_WORK(&ic->release_work, isi_release_work);
+	INIT_LIST_HEAD(&ic->fr_free);
+	spin_lock_init(&ic->fr_lock);
+	ic->reg_cqe.done = isi_reg_done;
+	INIT_LIST_HEAD(&ic->entry);
+	ic->ep = ep;
+	ic->state = ISI_PENDING;
+	ep->dd_data = ic;
+
+	ic->cm_id = rdma_create_id(&init_net, isi_cma_handler, ic, RDMA_PS_TCP,
+				   IB_QPT_RC);
+	if (IS_ERR(ic->cm_id)) {
+		ret = PTR_ERR(ic->cm_id);
+		kfree(ic);
+		goto destroy_ep;
+	}
+	mutex_lock(&isi_conn_mutex);
+	list_add_tail(&ic->entry, &isi_conn_list);
+	mutex_unlock(&isi_conn_mutex);
+
+	ret = rdma_resolve_addr(ic->cm_id, NULL, dst, ISI_RESOLVE_MS);
+	if (ret) {
+		pr_info_ratelimited("rdma_resolve_addr failed: %d\n", ret);
+		isi_conn_release(ic);
+		goto destroy_ep;
+	}
+	if (!non_blocking)
+		wait_event_interruptible(ic->wq,
+					 READ_ONCE(ic->state) != ISI_PENDING);
+	return ep;
+
+destroy_ep:
+	iscsi_destroy_endpoint(ep);
+	return ERR_PTR(ret);
+}
+
+static int isi_ep_poll(struct iscsi_endpoint *ep, int timeout_ms)
+{
+	struct isi_conn *ic = ep->dd_data;
+	long rc;
+
+	rc = wait_event_interruptible_timeout(ic->wq,
+					      READ_ONCE(ic->state) != ISI_PENDING,
+					      msecs_to_jiffies(timeout_ms));
+	if (rc < 0)
+		return rc;
+	switch (READ_ONCE(ic->state)) {
+	case ISI_UP:
+		return 1;
+	case ISI_PENDING:
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+static void isi_ep_disconnect(struct iscsi_endpoint *ep)
+{
+	struct isi_conn *ic = ep->dd_data;
+	bool bound;
+
+	mutex_lock(&ic->lock);
+	isi_conn_terminate(ic);
+	ic->ep = NULL;
+	bound = ic->iconn;
+	if (bound)
+		queue_work(isi_release_wq, &ic->release_work);
+	mutex_unlock(&ic->lock);
+	if (!bound)
+		isi_conn_release(ic);
+	ep->dd_data = NULL;
+	iscsi_destroy_endpoint(ep);
+}
+
+static int isi_get_ep_param(struct iscsi_endpoint *ep, enum iscsi_param param,
+			    char *buf)
+{
+	struct isi_conn *ic = ep->dd_data;
+	int ret = -ENOTCONN;
+
+	switch (param) {
+	case ISCSI_PARAM_CONN_PORT:
+	case ISCSI_PARAM_CONN_ADDRESS:
+		if (!ic)
+			return -ENOTCONN;
+		mutex_lock(&ic->lock);
+		if (ic->cm_id)
+			ret = iscsi_conn_get_addr_param((struct sockaddr_storage *)
+						&ic->cm_id->route.addr.dst_addr,
+						param, buf);
+		mutex_unlock(&ic->lock);
+		return ret;
+	default:
+		return -EINVAL;
+	}
+}
+
+/* ---- sessions and connections ---- */
+
+static ISDM_SHT_CONST struct scsi_host_template isi_sht = {
+	.module			= THIS_MODULE,
+	.name			= "iSCSI Initiator over iSER (ib_iser out-of-tree)",
+	.proc_name		= "iscsi_iser",
+	.queuecommand		= iscsi_queuecommand,
+	.change_queue_depth	= scsi_change_queue_depth,
+	.sg_tablesize		= ISI_SG_TABLESIZE,
+	.max_sectors		= ISI_MAX_SECTORS,
+	.cmd_per_lun		= ISI_CMDS_MAX,
+	.eh_timed_out		= iscsi_eh_cmd_timed_out,
+	.eh_abort_handler	= iscsi_eh_abort,
+	.eh_device_reset_handler = iscsi_eh_device_reset,
+	.eh_target_reset_handler = iscsi_eh_recover_target,
+	.target_alloc		= iscsi_target_alloc,
+	.this_id		= -1,
+	.track_queue_depth	= 1,
+	.cmd_size		= sizeof(struct iscsi_cmd),
+};
+
+static struct iscsi_cls_session *
+isi_session_create(struct iscsi_endpoint *ep, u16 cmds_max, u16 qdepth,
+		   u32 initial_cmdsn)
+{
+	struct iscsi_cls_session *cls_session;
+	struct Scsi_Host *shost;
+	struct isi_conn *ic;
+	int ret;
+
+	if (!ep || !ep->dd_data) {
+		pr_err_ratelimited("session without a connected endpoint\n");
+		return NULL;
+	}
+	ic = ep->dd_data;
+	shost = iscsi_host_alloc(&isi_sht, 0, 0);
+	if (!shost)
+		return NULL;
+	shost->transportt = isi_scsi_transport;
+	shost->cmd_per_lun = qdepth;
+	shost->max_lun = 512;
+	shost->max_id = 0;
+	shost->max_channel = 0;
+	shost->max_cmd_len = 16;
+	shost->sg_tablesize = ISI_SG_TABLESIZE;
+	shost->max_sectors = ISI_MAX_SECTORS;
+	shost->can_queue = min_t(u16, cmds_max, ISI_CMDS_MAX);
+	/* FRWR with IB_MR_TYPE_MEM_REG: every middle entry a whole page */
+	shost->virt_boundary_mask = SZ_4K - 1;
+
+	mutex_lock(&ic->lock);
+	if (ic->state != ISI_UP) {
+		mutex_unlock(&ic->lock);
+		goto free_host;
+	}
+	ret = iscsi_host_add(shost, ic->dev->ib_dev->dev.parent);
+	mutex_unlock(&ic->lock);
+	if (ret)
+		goto free_host;
+
+	cls_session = iscsi_session_setup(&isi_transport, shost,
+					  shost->can_queue, 0,
+					  sizeof(struct isi_task),
+					  initial_cmdsn, 0);
+	if (!cls_session)
+		goto remove_host;
+	return cls_session;
+
+remove_host:
+	iscsi_host_remove(shost, false);
+free_host:
+	iscsi_host_free(shost);
+	return NULL;
+}
+
+static void isi_session_destroy(struct iscsi_cls_session *cls_session)
+{
+	struct Scsi_Host *shost = iscsi_session_to_shost(cls_session);
+
+	iscsi_session_teardown(cls_session);
+	iscsi_host_remove(shost, false);
+	iscsi_host_free(shost);
+}
+
+static struct iscsi_cls_conn *isi_conn_create(struct iscsi_cls_session *sess,
+					      u32 cid)
+{
+	return iscsi_conn_setup(sess, 0, cid);
+}
+
+static int isi_conn_bind(struct iscsi_cls_session *cls_session,
+			 struct iscsi_cls_conn *cls_conn, u64 transport_eph,
+			 int is_leading)
+{
+	struct iscsi_conn *conn = cls_conn->dd_data;
+	struct iscsi_endpoint *ep;
+	struct isi_conn *ic;
+	int ret;
+
+	ret = iscsi_conn_bind(cls_session, cls_conn, is_leading);
+	if (ret)
+		return ret;
+	ep = iscsi_lookup_endpoint(transport_eph);
+	if (!ep)
+		return -EINVAL;
+	ic = ep->dd_data;
+	if (!ic) {
+		ret = -EINVAL;
+		goto put_ep;
+	}
+	mutex_lock(&ic->lock);
+	if (ic->state != ISI_UP || ic->iconn) {
+		ret = -EINVAL;
+		goto unlock;
+	}
+	ret = isi_fr_pool_init(ic, conn->session->cmds_max);
+	if (ret)
+		goto unlock;
+	conn->dd_data = ic;
+	WRITE_ONCE(ic->iconn, conn);
+unlock:
+	mutex_unlock(&ic->lock);
+put_ep:
+	iscsi_put_endpoint(ep);
+	return ret;
+}
+
+static int isi_conn_start(struct iscsi_cls_conn *cls_conn)
+{
+	struct iscsi_conn *conn = cls_conn->dd_data;
+	struct isi_conn *ic = conn->dd_data;
+	u32 data_max, nr;
+	int ret = 0;
+
+	if (!ic)
+		return -ENOTCONN;
+	mutex_lock(&ic->lock);
+	if (ic->state != ISI_UP) {
+		ret = -ENOTCONN;
+		goto unlock;
+	}
+	if (!ic->ffp) {
+		data_max = clamp_t(u32, conn->max_recv_dlength,
+				   ISI_RX_DATA_MIN, ISI_RX_DATA_MAX);
+		if (data_max < conn->max_recv_dlength)
+			pr_warn_ratelimited("InitiatorRecvDataSegmentLength %u: receives hold %u bytes\n",
+					    conn->max_recv_dlength, data_max);
+		nr = min_t(u32, conn->session->cmds_max + ISI_RX_EXTRA,
+			   ISI_CMDS_MAX + ISI_RX_EXTRA);
+		ret = isi_rx_ffp_post(ic, nr, data_max);
+		if (ret) {
+			pr_err_ratelimited("full-feature receives: %d\n", ret);
+			goto unlock;
+		}
+		ic->ffp = true;
+	}
+unlock:
+	mutex_unlock(&ic->lock);
+	if (ret)
+		return ret;
+	return iscsi_conn_start(cls_conn);
+}
+
+static void isi_conn_stop(struct iscsi_cls_conn *cls_conn, int flag)
+{
+	struct iscsi_conn *conn = cls_conn->dd_data;
+	struct isi_conn *ic = conn->dd_data;
+
+	if (!ic) {
+		iscsi_conn_stop(cls_conn, flag);
+		return;
+	}
+	mutex_lock(&ic->lock);
+	isi_conn_terminate(ic);
+	iscsi_conn_stop(cls_conn, flag);
+	WRITE_ONCE(ic->iconn, NULL);
+	conn->dd_data = NULL;
+	complete(&ic->stop_comp);
+	mutex_unlock(&ic->lock);
+}
+
+static int isi_set_param(struct iscsi_cls_conn *cls_conn,
+			 enum iscsi_param param, char *buf, int buflen)
+{
+	int value;
+
+	switch (param) {
+	case ISCSI_PARAM_HDRDGST_EN:
+	case ISCSI_PARAM_DATADGST_EN:
+	case ISCSI_PARAM_IFMARKER_EN:
+	case ISCSI_PARAM_OFMARKER_EN:
+		if (kstrtoint(buf, 10, &value) || value) {
+			pr_err_ratelimited("parameter %d must be 0 with iSER\n",
+					   param);
+			return -EPROTO;
+		}
+		return 0;
+	case ISCSI_PARAM_MAX_RECV_DLENGTH:
+		if (kstrtoint(buf, 10, &value) || value < ISDM_RDSL_MIN ||
+		    value > ISDM_RDSL_MAX)
+			return -EINVAL;
+		return iscsi_set_param(cls_conn, param, buf, buflen);
+	default:
+		return iscsi_set_param(cls_conn, param, buf, buflen);
+	}
+}
+
+static void isi_get_stats(struct iscsi_cls_conn *cls_conn,
+			  struct iscsi_stats *stats)
+{
+	struct iscsi_conn *conn = cls_conn->dd_data;
+
+	stats->txdata_octets = conn->txdata_octets;
+	stats->rxdata_octets = conn->rxdata_octets;
+	stats->scsicmd_pdus = conn->scsicmd_pdus_cnt;
+	stats->dataout_pdus = conn->dataout_pdus_cnt;
+	stats->scsirsp_pdus = conn->scsirsp_pdus_cnt;
+	stats->datain_pdus = conn->datain_pdus_cnt;
+	stats->r2t_pdus = conn->r2t_pdus_cnt;
+	stats->tmfcmd_pdus = conn->tmfcmd_pdus_cnt;
+	stats->tmfrsp_pdus = conn->tmfrsp_pdus_cnt;
+	stats->custom_length = 0;
+}
+
+static umode_t isi_attr_is_visible(int param_type, int param)
+{
+	if (param_type == ISCSI_HOST_PARAM) {
+		switch (param) {
+		case ISCSI_HOST_PARAM_NETDEV_NAME:
+		case ISCSI_HOST_PARAM_HWADDRESS:
+		case ISCSI_HOST_PARAM_INITIATOR_NAME:
+			return 0444;
+		default:
+			return 0;
+		}
+	}
+	if (param_type != ISCSI_PARAM)
+		return 0;
+	switch (param) {
+	case ISCSI_PARAM_MAX_RECV_DLENGTH:
+	case ISCSI_PARAM_MAX_XMIT_DLENGTH:
+	case ISCSI_PARAM_HDRDGST_EN:
+	case ISCSI_PARAM_DATADGST_EN:
+	case ISCSI_PARAM_CONN_ADDRESS:
+	case ISCSI_PARAM_CONN_PORT:
+	case ISCSI_PARAM_EXP_STATSN:
+	case ISCSI_PARAM_PERSISTENT_ADDRESS:
+	case ISCSI_PARAM_PERSISTENT_PORT:
+	case ISCSI_PARAM_PING_TMO:
+	case ISCSI_PARAM_RECV_TMO:
+	case ISCSI_PARAM_INITIAL_R2T_EN:
+	case ISCSI_PARAM_MAX_R2T:
+	case ISCSI_PARAM_IMM_DATA_EN:
+	case ISCSI_PARAM_FIRST_BURST:
+	case ISCSI_PARAM_MAX_BURST:
+	case ISCSI_PARAM_PDU_INORDER_EN:
+	case ISCSI_PARAM_DATASEQ_INORDER_EN:
+	case ISCSI_PARAM_TARGET_NAME:
+	case ISCSI_PARAM_TPGT:
+	case ISCSI_PARAM_USERNAME:
+	case ISCSI_PARAM_PASSWORD:
+	case ISCSI_PARAM_USERNAME_IN:
+	case ISCSI_PARAM_PASSWORD_IN:
+	case ISCSI_PARAM_FAST_ABORT:
+	case ISCSI_PARAM_ABORT_TMO:
+	case ISCSI_PARAM_LU_RESET_TMO:
+	case ISCSI_PARAM_TGT_RESET_TMO:
+	case ISCSI_PARAM_IFACE_NAME:
+	case ISCSI_PARAM_INITIATOR_NAME:
+	case ISCSI_PARAM_DISCOVERY_SESS:
+		return 0444;
+	default:
+		return 0;
+	}
+}
+
+static struct iscsi_transport isi_transport = {
+	.owner			= THIS_MODULE,
+	.name			= "iser",
+	.caps			= CAP_RECOVERY_L0 | CAP_MULTI_R2T |
+				  CAP_TEXT_NEGO,
+	.create_session		= isi_session_create,
+	.destroy_session	= isi_session_destroy,
+	.create_conn		= isi_conn_create,
+	.bind_conn		= isi_conn_bind,
+	.unbind_conn		= iscsi_conn_unbind,
+	.destroy_conn		= iscsi_conn_teardown,
+	.attr_is_visible	= isi_attr_is_visible,
+	.set_param		= isi_set_param,
+	.get_conn_param		= iscsi_conn_get_param,
+	.get_ep_param		= isi_get_ep_param,
+	.get_session_param	= iscsi_session_get_param,
+	.start_conn		= isi_conn_start,
+	.stop_conn		= isi_conn_stop,
+	.get_host_param		= iscsi_host_get_param,
+	.set_host_param		= iscsi_host_set_param,
+	.send_pdu		= iscsi_conn_send_pdu,
+	.get_stats		= isi_get_stats,
+	.init_task		= isi_init_task,
+	.xmit_task		= isi_xmit_task,
+	.cleanup_task		= isi_cleanup_task,
+	.alloc_pdu		= isi_alloc_pdu,
+	.session_recovery_timedout = iscsi_session_recovery_timedout,
+	.ep_connect		= isi_ep_connect,
+	.ep_poll		= isi_ep_poll,
+	.ep_disconnect		= isi_ep_disconnect,
+};
+
+/* ---- device removal and module ---- */
+
+static bool isi_device_unused(struct ib_device *ib_dev)
+{
+	struct isi_conn *ic;
+	bool unused = true;
+
+	mutex_lock(&isi_conn_mutex);
+	list_for_each_entry(ic, &isi_conn_list, entry)
+		if (ic->dev && ic->dev->ib_dev == ib_dev)
+			unused = false;
+	mutex_unlock(&isi_conn_mutex);
+	return unused;
+}
 
 static void isi_remove_device(struct ib_device *ib_dev)
 {
-	/* no connection of this module holds a device yet */
+	struct isi_conn *ic;
+
+	mutex_lock(&isi_conn_mutex);
+	isi_removing = ib_dev;
+	list_for_each_entry(ic, &isi_conn_list, entry) {
+		if (!ic->dev || ic->dev->ib_dev != ib_dev)
+			continue;
+		mutex_lock(&ic->lock);
+		isi_cm_failed(ic, -ENODEV);
+		mutex_unlock(&ic->lock);
+	}
+	mutex_unlock(&isi_conn_mutex);
+	/* iscsid and the iSCSI class disconnect and stop failed connections */
+	if (!wait_event_timeout(isi_release_wait, isi_device_unused(ib_dev),
+				30 * HZ))
+		pr_err("%s: connections still hold the device\n",
+		       dev_name(&ib_dev->dev));
+	mutex_lock(&isi_conn_mutex);
+	isi_removing = NULL;
+	mutex_unlock(&isi_conn_mutex);
 }
 
 static struct isdm_ulp isi_ulp = {
@@ -20,16 +708,62 @@ static struct isdm_ulp isi_ulp = {
 
 static int __init isi_init(void)
 {
-	return isdm_register_ulp(&isi_ulp);
+	int ret;
+
+	ret = isi_io_init();
+	if (ret)
+		return ret;
+	isi_release_wq = alloc_workqueue("isi_release", WQ_UNBOUND, 0);
+	if (!isi_release_wq) {
+		ret = -ENOMEM;
+		goto io_exit;
+	}
+	ret = isdm_register_ulp(&isi_ulp);
+	if (ret)
+		goto destroy_wq;
+	isi_scsi_transport = iscsi_register_transport(&isi_transport);
+	if (!isi_scsi_transport) {
+		pr_err("cannot register the iSCSI transport \"iser\" (is the in-tree ib_iser loaded?)\n");
+		ret = -EEXIST;
+		goto unregister_ulp;
+	}
+	return 0;
+
+unregister_ulp:
+	isdm_unregister_ulp(&isi_ulp);
+destroy_wq:
+	destroy_workqueue(isi_release_wq);
+io_exit:
+	isi_io_exit();
+	return ret;
 }
 
 static void __exit isi_exit(void)
 {
+	struct isi_conn *ic;
+
+	iscsi_unregister_transport(&isi_transport);
+	destroy_workqueue(isi_release_wq);
+	/* endpoints iscsid never disconnected */
+	for (;;) {
+		mutex_lock(&isi_conn_mutex);
+		ic = list_first_entry_or_null(&isi_conn_list, struct isi_conn,
+					      entry);
+		mutex_unlock(&isi_conn_mutex);
+		if (!ic)
+			break;
+		mutex_lock(&ic->lock);
+		isi_conn_terminate(ic);
+		mutex_unlock(&ic->lock);
+		isi_conn_release(ic);
+	}
 	isdm_unregister_ulp(&isi_ulp);
+	isi_io_exit();
 }
 
 module_init(isi_init);
 module_exit(isi_exit);
 
 MODULE_DESCRIPTION("iSER initiator: the open-iscsi transport \"iser\"");
+MODULE_VERSION(ISDM_VERSION);
 MODULE_LICENSE("GPL");

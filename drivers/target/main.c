@@ -88,4 +88,5 @@ module_init(ist_init);
 module_exit(ist_exit);
 
 MODULE_DESCRIPTION("iSER target: the LIO ISCSI_INFINIBAND transport");
+MODULE_VERSION(ISDM_VERSION);
 MODULE_LICENSE("GPL");

@@ -13,6 +13,9 @@
 
 #include "isdm/iser_wire.h"
 
+/* version of the three modules (modinfo; gives them a srcversion too) */
+#define ISDM_VERSION	"0.1.0"
+
 /**
  * struct isdm_device - one RDMA device as the datamover uses it
  * @ib_dev: the device

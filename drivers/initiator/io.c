@@ -1,0 +1,826 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ib_iser: the data path. Sends of control-type PDUs (login, text, NOP-Out,
+ * TMF, logout, SCSI Command, unsolicited Data-Out), FRWR registration of
+ * SCSI buffers, and the receive path into libiscsi.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/slab.h>
+#include <linux/sizes.h>
+#include <rdma/ib_verbs.h>
+#include <scsi/iscsi_proto.h>
+#include <scsi/scsi_cmnd.h>
+
+#include "isi.h"
+
+static struct kmem_cache *isi_tx_cache;
+
+static struct isi_conn *isi_qp_conn(struct ib_wc *wc)
+{
+	return wc->qp->qp_context;
+}
+
+static void isi_fail(struct isi_conn *ic, enum iscsi_err err)
+{
+	struct iscsi_conn *conn = READ_ONCE(ic->iconn);
+
+	if (conn)
+		iscsi_conn_failure(conn, err);
+}
+
+static void isi_wc_error(struct isi_conn *ic, struct ib_wc *wc,
+			 const char *what)
+{
+	if (wc->status != IB_WC_WR_FLUSH_ERR)
+		pr_err_ratelimited("%s completion failed: %s (%d) vendor_err 0x%x\n",
+				   what, ib_wc_status_msg(wc->status),
+				   wc->status, wc->vendor_err);
+	isi_fail(ic, ISCSI_ERR_CONN_FAILED);
+}
+
+/* ---- fast registration descriptors ---- */
+
+/**
+ * isi_fr_pool_init() - allocate one FRWR descriptor per task
+ * @ic: the connection
+ * @nr: tasks of the session
+ *
+ * Return: 0, -ENOMEM or the error of ib_alloc_mr().
+ */
+int isi_fr_pool_init(struct isi_conn *ic, u32 nr)
+{
+	u32 pages = min_t(u32, ISI_MR_PAGES,
+			  ic->dev->ib_dev->attrs.max_fast_reg_page_list_len);
+	u32 i;
+
+	ic->frs = kcalloc(nr, sizeof(*ic->frs), GFP_KERNEL);
+	if (!ic->frs)
+		return -ENOMEM;
+	for (i = 0; i < nr; i++) {
+		struct ib_mr *mr = ib_alloc_mr(ic->dev->pd, IB_MR_TYPE_MEM_REG,
+					       pages);
+
+		if (IS_ERR(mr)) {
+			ic->nr_frs = i;
+			isi_fr_pool_destroy(ic);
+			return PTR_ERR(mr);
+		}
+		ic->frs[i].mr = mr;
+		list_add_tail(&ic->frs[i].entry, &ic->fr_free);
+	}
+	ic->nr_frs = nr;
+	return 0;
+}
+
+/**
+ * isi_fr_pool_destroy() - free the FRWR descriptors
+ * @ic: the connection; its QP must be drained
+ */
+void isi_fr_pool_destroy(struct isi_conn *ic)
+{
+	u32 i;
+
+	for (i = 0; i < ic->nr_frs; i++)
+		ib_dereg_mr(ic->frs[i].mr);
+	kfree(ic->frs);
+	ic->frs = NULL;
+	ic->nr_frs = 0;
+	INIT_LIST_HEAD(&ic->fr_free);
+}
+
+static struct isi_fr *isi_fr_get(struct isi_conn *ic)
+{
+	struct isi_fr *fr;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ic->fr_lock, flags);
+	fr = list_first_entry_or_null(&ic->fr_free, struct isi_fr, entry);
+	if (fr)
+		list_del(&fr->entry);
+	spin_unlock_irqrestore(&ic->fr_lock, flags);
+	return fr;
+}
+
+static void isi_fr_put(struct isi_conn *ic, struct isi_fr *fr)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&ic->fr_lock, flags);
+	list_add(&fr->entry, &ic->fr_free);
+	spin_unlock_irqrestore(&ic->fr_lock, flags);
+}
+
+/**
+ * isi_reg_done() - completion of an unsignaled REG_MR or LOCAL_INV
+ * @cq: the connection's CQ
+ * @wc: only errors complete: they fail the connection
+ */
+void isi_reg_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	if (wc->status != IB_WC_SUCCESS)
+		isi_wc_error(isi_qp_conn(wc), wc, "registration");
+}
+
+/* ---- sends ---- */
+
+static void isi_unmap_data(struct isi_conn *ic, struct isi_task *it,
+			   struct scsi_cmnd *sc)
+{
+	if (it->fr) {
+		isi_fr_put(ic, it->fr);
+		it->fr = NULL;
+	}
+	if (it->nents) {
+		ib_dma_unmap_sg(ic->dev->ib_dev, it->sgl, it->sg_count,
+				it->dir);
+		it->nents = 0;
+	}
+	if (it->bounce) {
+		/* a READ's data reaches the command before it completes */
+		if (it->dir == DMA_FROM_DEVICE)
+			sg_copy_from_buffer(scsi_sglist(sc), scsi_sg_count(sc),
+					    page_address(it->bounce),
+					    scsi_bufflen(sc));
+		__free_pages(it->bounce, it->bounce_order);
+		it->bounce = NULL;
+	}
+	it->rsv = false;
+	it->wsv = false;
+}
+
+static void isi_send_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct isi_tx *tx = container_of(wc->wr_cqe, struct isi_tx, cqe);
+	struct isi_conn *ic = isi_qp_conn(wc);
+	struct iscsi_task *task = tx->task;
+	bool put_task = tx->put_task;
+
+	atomic_sub(tx->nr_wr, &ic->sq_used);
+	ib_dma_unmap_single(ic->dev->ib_dev, tx->dma, sizeof(tx->hdr),
+			    DMA_TO_DEVICE);
+	if (wc->status != IB_WC_SUCCESS)
+		isi_wc_error(ic, wc, "send");
+	if (tx->dataout)
+		kmem_cache_free(isi_tx_cache, tx);
+	if (put_task)
+		iscsi_put_task(task);
+	iscsi_put_task(task);
+}
+
+static bool isi_sq_reserve(struct isi_conn *ic, int nr)
+{
+	if (atomic_add_return(nr, &ic->sq_used) > ic->sq_size) {
+		atomic_sub(nr, &ic->sq_used);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Fill the iSER header and the Send WR of @tx, whose BHS is already at
+ * offset ISDM_HDR_LEN_EXT, and map the headers.
+ */
+static int isi_tx_prep(struct isi_conn *ic, struct isi_tx *tx,
+		       const struct isdm_stags *st)
+{
+	struct ib_device *ib_dev = ic->dev->ib_dev;
+	struct isdm_send_op op;
+	int ret;
+
+	tx->off = ISDM_HDR_LEN_EXT - ic->mode.hdr_len;
+	ret = isdm_send_op(tx->hdr + ISDM_HDR_LEN_EXT, NULL, &ic->mode, &op);
+	if (ret)
+		return ret;
+	ret = isdm_hdr_build(tx->hdr + tx->off, ic->mode.hdr_len, &ic->mode,
+			     st);
+	if (ret < 0)
+		return ret;
+	tx->dma = ib_dma_map_single(ib_dev, tx->hdr, sizeof(tx->hdr),
+				    DMA_TO_DEVICE);
+	if (ib_dma_mapping_error(ib_dev, tx->dma))
+		return -ENOMEM;
+	tx->sge[0].addr = tx->dma + tx->off;
+	tx->sge[0].length = ic->mode.hdr_len + ISDM_BHS_LEN;
+	tx->sge[0].lkey = ic->dev->pd->local_dma_lkey;
+	tx->cqe.done = isi_send_done;
+	memset(&tx->wr, 0, sizeof(tx->wr));
+	tx->wr.wr_cqe = &tx->cqe;
+	tx->wr.sg_list = tx->sge;
+	tx->wr.num_sge = tx->num_sge;
+	isdm_send_wr_init(&tx->wr, &op);
+	return 0;
+}
+
+/* Post @first (a chain ending in @tx's Send) holding a task reference. */
+static int isi_tx_post(struct isi_conn *ic, struct isi_tx *tx,
+		       struct ib_send_wr *first)
+{
+	int ret;
+
+	if (!iscsi_get_task(tx->task)) {
+		ret = -EIO;
+		goto unmap;
+	}
+	ret = ib_post_send(ic->q.qp, first, NULL);
+	if (!ret)
+		return 0;
+	iscsi_put_task(tx->task);
+	pr_err_ratelimited("ib_post_send failed: %d\n", ret);
+unmap:
+	ib_dma_unmap_single(ic->dev->ib_dev, tx->dma, sizeof(tx->hdr),
+			    DMA_TO_DEVICE);
+	return ret;
+}
+
+static int isi_send_control(struct isi_conn *ic, struct iscsi_task *task)
+{
+	struct iscsi_conn *conn = task->conn;
+	struct isi_task *it = task->dd_data;
+	struct isi_tx *tx = &it->tx;
+	u32 len = ntoh24(task->hdr->dlength);
+	int ret;
+
+	tx->num_sge = 1;
+	if (len) {
+		/* only login and text requests carry data (conn->data) */
+		if (task != conn->login_task || len > ISI_LOGIN_DATA_MAX ||
+		    len > task->data_count) {
+			pr_err_ratelimited("control PDU 0x%x with %u bytes of data refused\n",
+					   task->hdr->opcode, len);
+			return -EINVAL;
+		}
+		ib_dma_sync_single_for_cpu(ic->dev->ib_dev, ic->login_req_dma,
+					   ISI_LOGIN_DATA_MAX, DMA_TO_DEVICE);
+		memcpy(ic->login_req, task->data, len);
+		ib_dma_sync_single_for_device(ic->dev->ib_dev,
+					      ic->login_req_dma,
+					      ISI_LOGIN_DATA_MAX,
+					      DMA_TO_DEVICE);
+		tx->sge[1].addr = ic->login_req_dma;
+		tx->sge[1].length = len;
+		tx->sge[1].lkey = ic->dev->pd->local_dma_lkey;
+		tx->num_sge = 2;
+	}
+	if (!isi_sq_reserve(ic, 1))
+		return -EAGAIN;
+	tx->nr_wr = 1;
+	tx->task = task;
+	tx->dataout = false;
+	tx->put_task = task->hdr->itt == RESERVED_ITT;
+	ret = isi_tx_prep(ic, tx, NULL);
+	if (ret)
+		goto unreserve;
+
+	/* before the Full Feature Phase, the response comes into login_rx */
+	if (task == conn->login_task && !ic->ffp && !ic->login_posted) {
+		ret = isdm_rx_post(ic->q.qp, ic->dev, &ic->login_rx);
+		if (ret) {
+			ib_dma_unmap_single(ic->dev->ib_dev, tx->dma,
+					    sizeof(tx->hdr), DMA_TO_DEVICE);
+			goto unreserve;
+		}
+		ic->login_posted = true;
+	}
+	ret = isi_tx_post(ic, tx, &tx->wr);
+	if (ret)
+		goto unreserve;
+	return 0;
+unreserve:
+	atomic_sub(1, &ic->sq_used);
+	return ret;
+}
+
+/* Put the data of @sc in a page-aligned buffer of its own. */
+static int isi_bounce(struct isi_task *it, struct scsi_cmnd *sc)
+{
+	u32 len = scsi_bufflen(sc);
+
+	it->bounce_order = get_order(len);
+	it->bounce = alloc_pages(GFP_ATOMIC, it->bounce_order);
+	if (!it->bounce)
+		return -ENOMEM;
+	if (it->dir == DMA_TO_DEVICE)
+		sg_copy_to_buffer(scsi_sglist(sc), scsi_sg_count(sc),
+				  page_address(it->bounce), len);
+	sg_init_one(&it->bounce_sg, page_address(it->bounce), len);
+	it->sgl = &it->bounce_sg;
+	it->sg_count = 1;
+	return 0;
+}
+
+/* Map and register the SCSI buffer; fill the STags to advertise. */
+static int isi_reg_data(struct isi_conn *ic, struct iscsi_task *task,
+			struct isdm_stags *st, struct ib_send_wr **first,
+			struct ib_reg_wr *reg, struct ib_send_wr *inv)
+{
+	struct isi_task *it = task->dd_data;
+	struct scsi_cmnd *sc = task->sc;
+	struct ib_device *ib_dev = ic->dev->ib_dev;
+	bool write = sc->sc_data_direction == DMA_TO_DEVICE;
+	u32 edtl = scsi_bufflen(sc);
+	struct ib_mr *mr;
+	int n, ret;
+
+	it->dir = write ? DMA_TO_DEVICE : DMA_FROM_DEVICE;
+	it->sgl = scsi_sglist(sc);
+	it->sg_count = scsi_sg_count(sc);
+	if (ic->mode.zbva && (it->sgl->offset & (SZ_4K - 1))) {
+		/*
+		 * Zero-based: tagged offset 0 must be the first byte of a
+		 * page of the MR, so a buffer that starts inside a page
+		 * goes through a page-aligned bounce buffer.
+		 */
+		ret = isi_bounce(it, sc);
+		if (ret)
+			return ret;
+	}
+	it->nents = ib_dma_map_sg(ib_dev, it->sgl, it->sg_count, it->dir);
+	if (!it->nents) {
+		isi_unmap_data(ic, it, sc);
+		return -ENOMEM;
+	}
+	it->fr = isi_fr_get(ic);
+	if (!it->fr) {
+		isi_unmap_data(ic, it, sc);
+		return -EAGAIN;
+	}
+	mr = it->fr->mr;
+	if (it->fr->valid) {
+		memset(inv, 0, sizeof(*inv));
+		inv->opcode = IB_WR_LOCAL_INV;
+		inv->wr_cqe = &ic->reg_cqe;
+		inv->ex.invalidate_rkey = mr->rkey;
+		inv->next = &reg->wr;
+		*first = inv;
+	} else {
+		*first = &reg->wr;
+	}
+	it->prev_key = mr->rkey & 0xff;
+	ib_update_fast_reg_key(mr, ib_inc_rkey(mr->rkey));
+	n = ib_map_mr_sg(mr, it->sgl, it->nents, NULL, SZ_4K);
+	if (n != it->nents) {
+		pr_err_ratelimited("ib_map_mr_sg mapped %d of %d entries\n",
+				   n, it->nents);
+		goto undo;
+	}
+	if (ic->mode.zbva) {
+		if (mr->iova & (SZ_4K - 1)) {
+			pr_err_ratelimited("ZBVA: buffer starts at page offset %llu\n",
+					   mr->iova & (SZ_4K - 1));
+			goto undo;
+		}
+		mr->iova = 0;
+	}
+
+	memset(reg, 0, sizeof(*reg));
+	reg->wr.opcode = IB_WR_REG_MR;
+	reg->wr.wr_cqe = &ic->reg_cqe;
+	reg->mr = mr;
+	reg->key = mr->rkey;
+	reg->access = IB_ACCESS_LOCAL_WRITE |
+		      (write ? IB_ACCESS_REMOTE_READ : IB_ACCESS_REMOTE_WRITE);
+	it->prev_valid = it->fr->valid;
+	it->fr->valid = true;
+
+	if (!write) {
+		st->rsv = true;
+		st->read_stag = mr->rkey;
+		st->read_va = mr->iova;
+		it->rsv = true;
+	} else {
+		u32 unsol = task->imm_count + task->unsol_r2t.data_length;
+
+		if (unsol < edtl) {
+			st->wsv = true;
+			st->write_stag = mr->rkey;
+			/* ZBVA: no VA, the tagged offset is the buffer offset */
+			st->write_va = ic->mode.zbva ? 0 : mr->iova + unsol;
+			it->wsv = true;
+		}
+	}
+	return 0;
+undo:
+	ib_update_fast_reg_key(mr, it->prev_key);
+	isi_unmap_data(ic, it, sc);
+	return -EINVAL;
+}
+
+/* Nothing was posted: the MR keeps its previous key and state. */
+static void isi_reg_undo(struct isi_task *it)
+{
+	if (!it->fr)
+		return;
+	ib_update_fast_reg_key(it->fr->mr, it->prev_key);
+	it->fr->valid = it->prev_valid;
+}
+
+static int isi_send_command(struct isi_conn *ic, struct iscsi_task *task)
+{
+	struct isi_task *it = task->dd_data;
+	struct scsi_cmnd *sc = task->sc;
+	struct isi_tx *tx = &it->tx;
+	struct isdm_stags st = {};
+	struct ib_send_wr inv, *first = &tx->wr;
+	struct ib_reg_wr reg;
+	int nr_wr = 1, ret;
+
+	tx->num_sge = 1;
+	if (scsi_bufflen(sc)) {
+		if (sc->sc_data_direction != DMA_TO_DEVICE &&
+		    sc->sc_data_direction != DMA_FROM_DEVICE)
+			return -EINVAL;
+		nr_wr = 3;
+	}
+	if (!isi_sq_reserve(ic, nr_wr))
+		return -EAGAIN;
+	if (scsi_bufflen(sc)) {
+		ret = isi_reg_data(ic, task, &st, &first, &reg, &inv);
+		if (ret)
+			goto unreserve;
+		reg.wr.next = &tx->wr;
+		if (task->imm_count) {
+			tx->sge[1].addr = it->fr->mr->iova;
+			tx->sge[1].length = task->imm_count;
+			tx->sge[1].lkey = it->fr->mr->lkey;
+			tx->num_sge = 2;
+		}
+	}
+	tx->nr_wr = nr_wr;
+	tx->task = task;
+	tx->dataout = false;
+	tx->put_task = false;
+	ret = isi_tx_prep(ic, tx, &st);
+	if (ret)
+		goto unmap;
+	ret = isi_tx_post(ic, tx, first);
+	if (ret)
+		goto unmap;
+	return 0;
+unmap:
+	isi_reg_undo(it);
+	isi_unmap_data(ic, it, sc);
+unreserve:
+	atomic_sub(nr_wr, &ic->sq_used);
+	return ret;
+}
+
+static int isi_send_dataout(struct isi_conn *ic, struct iscsi_task *task)
+{
+	struct isi_task *it = task->dd_data;
+	struct iscsi_data *hdr;
+	struct isi_tx *tx;
+	u32 off, len;
+	int ret;
+
+	if (!it->fr)
+		return -EINVAL;
+	if (!isi_sq_reserve(ic, 1))
+		return -EAGAIN;
+	tx = kmem_cache_zalloc(isi_tx_cache, GFP_ATOMIC);
+	if (!tx) {
+		ret = -ENOMEM;
+		goto unreserve;
+	}
+	hdr = (struct iscsi_data *)(tx->hdr + ISDM_HDR_LEN_EXT);
+	iscsi_prep_data_out_pdu(task, &task->unsol_r2t, hdr);
+	off = be32_to_cpu(hdr->offset);
+	len = ntoh24(hdr->dlength);
+	if (off + len > scsi_bufflen(task->sc)) {
+		ret = -EINVAL;
+		goto free;
+	}
+	tx->sge[1].addr = it->fr->mr->iova + off;
+	tx->sge[1].length = len;
+	tx->sge[1].lkey = it->fr->mr->lkey;
+	tx->num_sge = 2;
+	tx->nr_wr = 1;
+	tx->task = task;
+	tx->dataout = true;
+	ret = isi_tx_prep(ic, tx, NULL);
+	if (ret)
+		goto free;
+	ret = isi_tx_post(ic, tx, &tx->wr);
+	if (ret)
+		goto free;
+	return 0;
+free:
+	kmem_cache_free(isi_tx_cache, tx);
+unreserve:
+	atomic_sub(1, &ic->sq_used);
+	task->unsol_r2t.datasn--;
+	return ret;
+}
+
+/**
+ * isi_xmit_task() - the transport's xmit_task: send a task's PDUs
+ * @task: a management task or a SCSI command
+ *
+ * Return: 0; -EAGAIN or -ENOMEM to have libiscsi retry later; another
+ * negative errno fails the task.
+ */
+int isi_xmit_task(struct iscsi_task *task)
+{
+	struct iscsi_conn *conn = task->conn;
+	struct isi_conn *ic = conn->dd_data;
+	struct isi_task *it = task->dd_data;
+	int ret;
+
+	if (!ic || READ_ONCE(ic->state) != ISI_UP)
+		return -ENOTCONN;
+	if (!task->sc)
+		return isi_send_control(ic, task);
+
+	if (!it->cmd_sent) {
+		ret = isi_send_command(ic, task);
+		if (ret)
+			goto out;
+		it->cmd_sent = true;
+	}
+	while (iscsi_task_has_unsol_data(task)) {
+		ret = isi_send_dataout(ic, task);
+		if (ret)
+			goto out;
+		task->unsol_r2t.sent += task->unsol_r2t.data_count;
+	}
+	return 0;
+out:
+	/* called under the session's frwd_lock: no iscsi_conn_failure() */
+	if (ret != -EAGAIN && ret != -ENOMEM)
+		pr_err_ratelimited("cannot send task 0x%x: %d\n", task->itt, ret);
+	return ret;
+}
+
+/**
+ * isi_init_task() - the transport's init_task
+ * @task: the task libiscsi is about to send
+ *
+ * Return: 0, or -ENODEV when the connection is not up.
+ */
+int isi_init_task(struct iscsi_task *task)
+{
+	struct isi_conn *ic = task->conn->dd_data;
+	struct isi_task *it = task->dd_data;
+
+	if (!ic || READ_ONCE(ic->state) != ISI_UP)
+		return -ENODEV;
+	if (task->sc) {
+		it->fr = NULL;
+		it->nents = 0;
+		it->bounce = NULL;
+		it->cmd_sent = false;
+		it->rsv = false;
+		it->wsv = false;
+	}
+	return 0;
+}
+
+/**
+ * isi_cleanup_task() - the transport's cleanup_task: release a task's
+ *	registration and DMA mapping
+ * @task: the task libiscsi frees
+ */
+void isi_cleanup_task(struct iscsi_task *task)
+{
+	struct isi_conn *ic = task->conn->dd_data;
+	struct isi_task *it = task->dd_data;
+
+	if (!task->sc)
+		return;
+	if (!ic) {
+		/* the connection was stopped: its resources are gone */
+		it->fr = NULL;
+		it->nents = 0;
+		if (it->bounce)
+			__free_pages(it->bounce, it->bounce_order);
+		it->bounce = NULL;
+		return;
+	}
+	isi_unmap_data(ic, it, task->sc);
+}
+
+/**
+ * isi_alloc_pdu() - the transport's alloc_pdu: the BHS lives in the Send
+ * @task: the task
+ * @opcode: unused
+ *
+ * Return: 0.
+ */
+int isi_alloc_pdu(struct iscsi_task *task, u8 opcode)
+{
+	struct isi_task *it = task->dd_data;
+
+	task->hdr = (struct iscsi_hdr *)(it->tx.hdr + ISDM_HDR_LEN_EXT);
+	task->hdr_max = ISDM_BHS_LEN;
+	return 0;
+}
+
+/* ---- receives ---- */
+
+/* A Send with Invalidate must name the MR of the command it answers. */
+static int isi_check_inv(struct isi_conn *ic, struct ib_wc *wc,
+			 struct iscsi_hdr *hdr, u8 opcode)
+{
+	struct iscsi_task *task;
+	struct isi_task *it;
+	u32 rkey = wc->ex.invalidate_rkey;
+
+	if (!ic->mode.send_inv) {
+		pr_err_ratelimited("remote invalidation of 0x%x not negotiated\n",
+				   rkey);
+		return -EPROTO;
+	}
+	if (opcode != ISDM_OP_SCSI_RSP) {
+		pr_err_ratelimited("remote invalidation with opcode 0x%x\n",
+				   opcode);
+		return -EPROTO;
+	}
+	task = iscsi_itt_to_ctask(ic->iconn, hdr->itt);
+	if (!task || !task->sc) {
+		pr_err_ratelimited("remote invalidation of 0x%x for unknown itt 0x%x\n",
+				   rkey, be32_to_cpu((__force __be32)hdr->itt));
+		return -EPROTO;
+	}
+	it = task->dd_data;
+	if (!it->fr || !(it->rsv || it->wsv) || it->fr->mr->rkey != rkey) {
+		pr_err_ratelimited("remote invalidation of 0x%x does not match the task\n",
+				   rkey);
+		return -EPROTO;
+	}
+	it->fr->valid = false;
+	return 0;
+}
+
+static void isi_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct isdm_rx_desc *d = container_of(wc->wr_cqe, struct isdm_rx_desc,
+					      cqe);
+	struct isi_conn *ic = isi_qp_conn(wc);
+	struct iscsi_conn *conn = READ_ONCE(ic->iconn);
+	bool login = d == &ic->login_rx;
+	struct isdm_rx_pdu pdu;
+	struct iscsi_hdr *hdr;
+	int ret;
+
+	if (login)
+		ic->login_posted = false;
+	if (wc->status != IB_WC_SUCCESS) {
+		isi_wc_error(ic, wc, "receive");
+		return;
+	}
+	if (!conn)
+		return;
+	ib_dma_sync_single_for_cpu(ic->dev->ib_dev, d->dma, d->size,
+				   DMA_FROM_DEVICE);
+	ret = isdm_rx_parse(d->buf, wc->byte_len, &ic->mode,
+			    ISDM_ROLE_INITIATOR,
+			    login ? ISDM_PHASE_LOGIN : ISDM_PHASE_FFP,
+			    login ? ISI_LOGIN_DATA_MAX : ic->rx_data_max, &pdu);
+	if (ret) {
+		pr_err_ratelimited("bad PDU received (%u bytes): %d\n",
+				   wc->byte_len, ret);
+		iscsi_conn_failure(conn, ret == -E2BIG ? ISCSI_ERR_DATALEN :
+				   ISCSI_ERR_PROTO);
+		return;
+	}
+	if (pdu.ahs_len) {
+		pr_err_ratelimited("PDU 0x%x with an AHS refused\n", pdu.opcode);
+		iscsi_conn_failure(conn, ISCSI_ERR_AHSLEN);
+		return;
+	}
+	hdr = (struct iscsi_hdr *)((u8 *)d->buf + pdu.bhs_off);
+
+	spin_lock(&conn->session->back_lock);
+	if (wc->wc_flags & IB_WC_WITH_INVALIDATE) {
+		ret = isi_check_inv(ic, wc, hdr, pdu.opcode);
+		if (ret) {
+			spin_unlock(&conn->session->back_lock);
+			iscsi_conn_failure(conn, ISCSI_ERR_CONN_FAILED);
+			return;
+		}
+	}
+	ret = __iscsi_complete_pdu(conn, hdr, (u8 *)d->buf + pdu.data_off,
+				   pdu.data_len);
+	spin_unlock(&conn->session->back_lock);
+	if (ret && ret != ISCSI_ERR_NO_SCSI_CMD) {
+		pr_err_ratelimited("PDU 0x%x refused by libiscsi: %d\n",
+				   pdu.opcode, ret);
+		iscsi_conn_failure(conn, ret);
+		return;
+	}
+	if (login)
+		return;
+	ret = isdm_rx_post(ic->q.qp, ic->dev, d);
+	if (ret) {
+		pr_err_ratelimited("receive repost failed: %d\n", ret);
+		iscsi_conn_failure(conn, ISCSI_ERR_CONN_FAILED);
+	}
+}
+
+/**
+ * isi_rx_init() - allocate the login receive and request buffers
+ * @ic: the connection, with its device
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int isi_rx_init(struct isi_conn *ic)
+{
+	struct ib_device *ib_dev = ic->dev->ib_dev;
+	int ret;
+
+	ret = isdm_rx_desc_init(ic->dev, &ic->login_rx,
+				ISDM_HDR_LEN_EXT + ISDM_BHS_LEN +
+				ISI_LOGIN_DATA_MAX, isi_recv_done);
+	if (ret)
+		return ret;
+	ic->login_req = kzalloc(ISI_LOGIN_DATA_MAX, GFP_KERNEL);
+	if (!ic->login_req)
+		goto free_rx;
+	ic->login_req_dma = ib_dma_map_single(ib_dev, ic->login_req,
+					      ISI_LOGIN_DATA_MAX,
+					      DMA_TO_DEVICE);
+	if (ib_dma_mapping_error(ib_dev, ic->login_req_dma))
+		goto free_req;
+	return 0;
+free_req:
+	kfree(ic->login_req);
+	ic->login_req = NULL;
+free_rx:
+	isdm_rx_desc_destroy(ic->dev, &ic->login_rx);
+	return -ENOMEM;
+}
+
+/**
+ * isi_rx_ffp_post() - allocate and post the full-feature receive buffers
+ * @ic: the connection
+ * @nr: buffers
+ * @data_max: data segment bytes each must hold (InitiatorRecvDSL)
+ *
+ * Return: 0, -ENOMEM or the error of ib_post_recv().
+ */
+int isi_rx_ffp_post(struct isi_conn *ic, u32 nr, u32 data_max)
+{
+	u32 i;
+	int ret;
+
+	ic->rx = kcalloc(nr, sizeof(*ic->rx), GFP_KERNEL);
+	if (!ic->rx)
+		return -ENOMEM;
+	ic->nr_rx = nr;
+	ic->rx_data_max = data_max;
+	for (i = 0; i < nr; i++) {
+		ret = isdm_rx_desc_init(ic->dev, &ic->rx[i],
+					ISDM_HDR_LEN_EXT + ISDM_BHS_LEN +
+					data_max, isi_recv_done);
+		if (ret)
+			return ret;
+		ret = isdm_rx_post(ic->q.qp, ic->dev, &ic->rx[i]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/**
+ * isi_rx_destroy() - free every receive and request buffer
+ * @ic: the connection; its QP must be drained
+ */
+void isi_rx_destroy(struct isi_conn *ic)
+{
+	u32 i;
+
+	if (ic->rx) {
+		for (i = 0; i < ic->nr_rx; i++)
+			isdm_rx_desc_destroy(ic->dev, &ic->rx[i]);
+		kfree(ic->rx);
+		ic->rx = NULL;
+		ic->nr_rx = 0;
+	}
+	isdm_rx_desc_destroy(ic->dev, &ic->login_rx);
+	if (ic->login_req) {
+		ib_dma_unmap_single(ic->dev->ib_dev, ic->login_req_dma,
+				    ISI_LOGIN_DATA_MAX, DMA_TO_DEVICE);
+		kfree(ic->login_req);
+		ic->login_req = NULL;
+	}
+}
+
+/**
+ * isi_io_init() - create the Data-Out descriptor cache
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int isi_io_init(void)
+{
+	isi_tx_cache = kmem_cache_create("isi_tx", sizeof(struct isi_tx), 0,
+					 SLAB_HWCACHE_ALIGN, NULL);
+	return isi_tx_cache ? 0 : -ENOMEM;
+}
+
+/**
+ * isi_io_exit() - destroy the Data-Out descriptor cache
+ */
+void isi_io_exit(void)
+{
+	kmem_cache_destroy(isi_tx_cache);
+}

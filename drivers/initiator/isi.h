@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ib_iser: iSER initiator, the open-iscsi transport "iser" on the iSER
+ * datamover core. Objects shared by the files of the module.
+ */
+#ifndef ISI_H
+#define ISI_H
+
+#include <linux/completion.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/scatterlist.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <rdma/rdma_cm.h>
+#include <scsi/libiscsi.h>
+#include <scsi/scsi_transport_iscsi.h>
+
+#include "isdm/isdm.h"
+
+/* iSER header (either form) + BHS: the headers of every message we send */
+#define ISI_TX_HDR_MAX		(ISDM_HDR_LEN_EXT + ISDM_BHS_LEN)
+/* login and text request/response data: libiscsi's login buffer size */
+#define ISI_LOGIN_DATA_MAX	ISCSI_DEF_MAX_RECV_SEG_LEN
+/* tasks of a session (SCSI + management), libiscsi rounds to a power of 2 */
+#define ISI_CMDS_MAX		128
+/* receives beyond one per task: NOP-In pings, async events, rejects */
+#define ISI_RX_EXTRA		16
+/* full-feature receive data segment: at least 8 KiB, at most 256 KiB */
+#define ISI_RX_DATA_MIN		ISCSI_DEF_MAX_RECV_SEG_LEN
+#define ISI_RX_DATA_MAX		262144
+/* unsolicited Data-Out sends in flight beyond one per task */
+#define ISI_DATAOUT_MAX		256
+/* scatterlist entries and transfer size of one command */
+#define ISI_SG_TABLESIZE	128
+#define ISI_MAX_SECTORS		1024
+/* pages of an FRWR: the transfer plus one for a misaligned first page */
+#define ISI_MR_PAGES		(ISI_MAX_SECTORS * 512 / SZ_4K + 1)
+
+enum isi_state {
+	ISI_PENDING = 1,
+	ISI_UP,
+	ISI_TERMINATING,
+	ISI_DOWN,
+};
+
+/**
+ * struct isi_tx - one outgoing Send
+ * @hdr: iSER header (ending at offset %ISDM_HDR_LEN_EXT) and BHS
+ * @dma: DMA address of @hdr while the Send is posted
+ * @off: offset of the iSER header in @hdr
+ * @sge: headers, then the data segment if any
+ * @num_sge: used entries of @sge
+ * @nr_wr: send queue slots the Send and the WRs chained before it use
+ * @cqe: completion
+ * @wr: the Send
+ * @task: the task the Send belongs to (a reference is held while posted)
+ * @put_task: drop libiscsi's own reference too (PDU without a response)
+ * @dataout: allocated for one Data-Out, freed on completion
+ */
+struct isi_tx {
+	u8			hdr[ISI_TX_HDR_MAX];
+	u64			dma;
+	unsigned int		off;
+	struct ib_sge		sge[2];
+	int			num_sge;
+	int			nr_wr;
+	struct ib_cqe		cqe;
+	struct ib_send_wr	wr;
+	struct iscsi_task	*task;
+	bool			put_task;
+	bool			dataout;
+};
+
+/**
+ * struct isi_fr - one fast registration descriptor
+ * @entry: in the connection's free list
+ * @mr: the memory region
+ * @valid: the MR is registered and must be invalidated before reuse
+ */
+struct isi_fr {
+	struct list_head	entry;
+	struct ib_mr		*mr;
+	bool			valid;
+};
+
+/**
+ * struct isi_task - per-task data (task->dd_data)
+ * @tx: the command or management PDU's Send
+ * @fr: registration of the SCSI buffer, or NULL
+ * @nents: mapped scatterlist entries, 0 if not mapped
+ * @dir: DMA direction of the mapping
+ * @sgl: the mapped scatterlist: the command's, or @bounce_sg
+ * @sg_count: entries of @sgl
+ * @bounce: page-aligned copy of the data (ZBVA with a misaligned buffer)
+ * @bounce_order: allocation order of @bounce
+ * @bounce_sg: the one entry that describes @bounce
+ * @prev_key: key byte of @fr before this registration
+ * @prev_valid: @fr's valid state before this registration
+ * @cmd_sent: the SCSI Command was posted
+ * @rsv: the read STag was advertised
+ * @wsv: the write STag was advertised
+ */
+struct isi_task {
+	struct isi_tx		tx;
+	struct isi_fr		*fr;
+	int			nents;
+	enum dma_data_direction	dir;
+	struct scatterlist	*sgl;
+	int			sg_count;
+	struct page		*bounce;
+	unsigned int		bounce_order;
+	struct scatterlist	bounce_sg;
+	u8			prev_key;
+	bool			prev_valid;
+	bool			cmd_sent;
+	bool			rsv;
+	bool			wsv;
+};
+
+/**
+ * struct isi_conn - one iSER connection (the endpoint's data)
+ * @q: CQ and QP
+ * @cm_id: the rdma_cm id, NULL once released
+ * @dev: the core's device object, NULL before address resolution
+ * @ep: the iSCSI endpoint, NULL after ep_disconnect
+ * @iconn: the bound libiscsi connection, or NULL
+ * @lock: state, binding, resources
+ * @state: &enum isi_state
+ * @wq: woken when @state leaves %ISI_PENDING
+ * @stop_comp: stop_conn is done with a bound connection
+ * @release_work: waits for @stop_comp and releases
+ * @entry: in the module's connection list
+ * @mode: what the CM exchange fixed
+ * @established: rdma_cm reported ESTABLISHED
+ * @ffp: full feature phase receive buffers are posted
+ * @login_rx: the login/text response buffer (8 KiB data)
+ * @login_posted: @login_rx is posted
+ * @login_req: login/text request data
+ * @login_req_dma: its DMA address
+ * @rx: full-feature receive buffers
+ * @nr_rx: entries of @rx
+ * @rx_data_max: data segment bytes one @rx buffer holds
+ * @frs: fast registration descriptors
+ * @nr_frs: entries of @frs
+ * @fr_free: free descriptors
+ * @fr_lock: protects @fr_free
+ * @reg_cqe: completion of unsignaled REG_MR and LOCAL_INV (errors only)
+ * @sq_size: send queue slots
+ * @sq_used: slots in use
+ */
+struct isi_conn {
+	struct isdm_queues	q;
+	struct rdma_cm_id	*cm_id;
+	struct isdm_device	*dev;
+	struct iscsi_endpoint	*ep;
+	struct iscsi_conn	*iconn;
+	struct mutex		lock;		/* state, binding, resources */
+	int			state;
+	wait_queue_head_t	wq;
+	struct completion	stop_comp;
+	struct work_struct	release_work;
+	struct list_head	entry;
+	struct isdm_mode	mode;
+	bool			established;
+	bool			ffp;
+
+	struct isdm_rx_desc	login_rx;
+	bool			login_posted;
+	void			*login_req;
+	u64			login_req_dma;
+
+	struct isdm_rx_desc	*rx;
+	u32			nr_rx;
+	u32			rx_data_max;
+
+	struct isi_fr		*frs;
+	u32			nr_frs;
+	struct list_head	fr_free;
+	spinlock_t		fr_lock;	/* fr_free */
+
+	struct ib_cqe		reg_cqe;
+	int			sq_size;
+	atomic_t		sq_used;
+};
+
+extern struct workqueue_struct *isi_release_wq;
+
+/* io.c */
+int isi_fr_pool_init(struct isi_conn *ic, u32 nr);
+void isi_reg_done(struct ib_cq *cq, struct ib_wc *wc);
+void isi_fr_pool_destroy(struct isi_conn *ic);
+int isi_xmit_task(struct iscsi_task *task);
+int isi_init_task(struct iscsi_task *task);
+void isi_cleanup_task(struct iscsi_task *task);
+int isi_alloc_pdu(struct iscsi_task *task, u8 opcode);
+int isi_rx_init(struct isi_conn *ic);
+int isi_rx_ffp_post(struct isi_conn *ic, u32 nr, u32 data_max);
+void isi_rx_destroy(struct isi_conn *ic);
+int isi_io_init(void);
+void isi_io_exit(void);
+
+#endif /* ISI_H */
