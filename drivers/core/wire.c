@@ -463,6 +463,7 @@ int isdm_rx_parse(const void *buf, size_t len, const struct isdm_mode *mode,
 	size_t need, padded;
 	bool login, in_login;
 	__u8 opcode;
+	int cls;
 
 	if (!buf || !len)
 		return -ENODATA;
@@ -475,10 +476,10 @@ int isdm_rx_parse(const void *buf, size_t len, const struct isdm_mode *mode,
 	opcode = bhs[0] & ISDM_BHS_OPCODE_MASK;
 	if (!isdm_opcode_from_peer(opcode, role))
 		return -EOPNOTSUPP;
-	if (isdm_pdu_classify(opcode) == ISDM_PDU_FORBIDDEN ||
-	    isdm_pdu_classify(opcode) == ISDM_PDU_DATA)
+	cls = isdm_pdu_classify(opcode);
+	if (cls == ISDM_PDU_FORBIDDEN || cls == ISDM_PDU_DATA)
 		return -EPROTOTYPE;
-	login = opcode == ISDM_OP_LOGIN_REQ || opcode == ISDM_OP_LOGIN_RSP;
+	login = cls == ISDM_PDU_LOGIN;
 	in_login = phase == ISDM_PHASE_LOGIN;
 	if (login != in_login)
 		return -EPERM;
