@@ -68,6 +68,42 @@ static void ist_login_send_done(struct ib_cq *cq, struct ib_wc *wc);
 /* ------------------------------------------------------------------ */
 
 /**
+ * ist_tx_map() - map a Send's header buffer and prepare its work request
+ * @ic: the connection
+ * @tx: the descriptor; @tx->hdr holds what is sent
+ * @off: where in @tx->hdr the message starts
+ * @len: how many bytes of @tx->hdr it takes
+ * @op: Send, SendSE or SendInvSE, from the wire layer
+ * @done: completion handler
+ *
+ * Return: 0, or -ENOMEM when the buffer cannot be mapped.
+ */
+int ist_tx_map(struct ist_conn *ic, struct ist_tx_desc *tx, unsigned int off,
+	       u32 len, const struct isdm_send_op *op,
+	       void (*done)(struct ib_cq *cq, struct ib_wc *wc))
+{
+	struct ib_device *ib_dev = ic->dev->ib_dev;
+
+	tx->dma = ib_dma_map_single(ib_dev, tx->hdr, sizeof(tx->hdr),
+				    DMA_TO_DEVICE);
+	if (ib_dma_mapping_error(ib_dev, tx->dma)) {
+		tx->dma = 0;
+		return -ENOMEM;
+	}
+	tx->sge[0].addr = tx->dma + off;
+	tx->sge[0].length = len;
+	tx->sge[0].lkey = ic->dev->pd->local_dma_lkey;
+	tx->num_sge = 1;
+	tx->cqe.done = done;
+
+	memset(&tx->wr, 0, sizeof(tx->wr));
+	tx->wr.wr_cqe = &tx->cqe;
+	tx->wr.sg_list = tx->sge;
+	isdm_send_wr_init(&tx->wr, op);
+	return 0;
+}
+
+/**
  * ist_tx_init() - build the headers of a Send and map them
  * @ic: the connection
  * @tx: the descriptor
@@ -82,7 +118,6 @@ int ist_tx_init(struct ist_conn *ic, struct ist_tx_desc *tx,
 		const void *bhs, const struct isdm_stags *adv,
 		void (*done)(struct ib_cq *cq, struct ib_wc *wc))
 {
-	struct ib_device *ib_dev = ic->dev->ib_dev;
 	unsigned int off = ISDM_HDR_LEN_EXT - ic->mode.hdr_len;
 	struct isdm_send_op op;
 	int ret;
@@ -94,24 +129,8 @@ int ist_tx_init(struct ist_conn *ic, struct ist_tx_desc *tx,
 	if (ret < 0)
 		return ret;
 	memcpy(tx->hdr + ISDM_HDR_LEN_EXT, bhs, ISDM_BHS_LEN);
-
-	tx->dma = ib_dma_map_single(ib_dev, tx->hdr, sizeof(tx->hdr),
-				    DMA_TO_DEVICE);
-	if (ib_dma_mapping_error(ib_dev, tx->dma)) {
-		tx->dma = 0;
-		return -ENOMEM;
-	}
-	tx->sge[0].addr = tx->dma + off;
-	tx->sge[0].length = ic->mode.hdr_len + ISDM_BHS_LEN;
-	tx->sge[0].lkey = ic->dev->pd->local_dma_lkey;
-	tx->num_sge = 1;
-	tx->cqe.done = done;
-
-	memset(&tx->wr, 0, sizeof(tx->wr));
-	tx->wr.wr_cqe = &tx->cqe;
-	tx->wr.sg_list = tx->sge;
-	isdm_send_wr_init(&tx->wr, &op);
-	return 0;
+	return ist_tx_map(ic, tx, off, ic->mode.hdr_len + ISDM_BHS_LEN, &op,
+			  done);
 }
 
 /**
@@ -474,13 +493,13 @@ static int ist_connect_request(struct rdma_cm_id *cm_id,
 
 	ret = isdm_rx_post(ic->q.qp, ic->dev, &ic->login_rx);
 	if (ret)
-		goto destroy;
+		goto free;
 
 	cm_id->context = ic;
 	ret = ist_accept(ic, event, &ini);
 	if (ret) {
 		cm_id->context = isnp;
-		goto destroy;
+		goto free;
 	}
 
 	mutex_lock(&ist_conn_list_mutex);
@@ -497,10 +516,8 @@ static int ist_connect_request(struct rdma_cm_id *cm_id,
 		 ic->mode.send_inv ? "SendInv" : "no SendInv", ic->ord);
 	return 0;
 
-destroy:
-	isdm_queues_destroy(&ic->q);
 free:
-	ist_conn_free(ic);
+	ist_conn_free(ic);	/* destroys the queues too */
 reject:
 	rdma_reject(cm_id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
 	/* non-zero: rdma_cm destroys the id */

@@ -462,7 +462,6 @@ static void ist_hello_send_done(struct ib_cq *cq, struct ib_wc *wc)
 static int ist_handle_hello(struct ist_conn *ic, const void *buf, u32 len)
 {
 	struct ist_tx_desc *tx = &ic->hello_tx;
-	struct ib_device *ib_dev = ic->dev->ib_dev;
 	struct isdm_hello_result res;
 	struct isdm_send_op op = { .kind = ISDM_SEND_SE };
 	u8 max_ver, min_ver;
@@ -481,21 +480,10 @@ static int ist_handle_hello(struct ist_conn *ic, const void *buf, u32 len)
 				    &ic->src, min_ver, max_ver, ird, ic->ord);
 	isdm_hello_reply_build(&ic->hello_reply, &res);
 	memcpy(tx->hdr, &ic->hello_reply, sizeof(ic->hello_reply));
-	tx->dma = ib_dma_map_single(ib_dev, tx->hdr, sizeof(tx->hdr),
-				    DMA_TO_DEVICE);
-	if (ib_dma_mapping_error(ib_dev, tx->dma)) {
-		tx->dma = 0;
-		return -ENOMEM;
-	}
-	tx->sge[0].addr = tx->dma;
-	tx->sge[0].length = sizeof(ic->hello_reply);
-	tx->sge[0].lkey = ic->dev->pd->local_dma_lkey;
-	tx->num_sge = 1;
-	tx->cqe.done = ist_hello_send_done;
-	memset(&tx->wr, 0, sizeof(tx->wr));
-	tx->wr.wr_cqe = &tx->cqe;
-	tx->wr.sg_list = tx->sge;
-	isdm_send_wr_init(&tx->wr, &op);
+	ret = ist_tx_map(ic, tx, 0, sizeof(ic->hello_reply), &op,
+			 ist_hello_send_done);
+	if (ret)
+		return ret;
 	ret = ist_post_send(ic, tx, NULL);
 	if (ret)
 		ist_tx_unmap(ic, tx);

@@ -220,6 +220,9 @@ void ist_remove_device(struct ib_device *ib_dev);
 int ist_post_send(struct ist_conn *ic, struct ist_tx_desc *tx,
 		  struct ib_send_wr *first);
 void ist_tx_unmap(struct ist_conn *ic, struct ist_tx_desc *tx);
+int ist_tx_map(struct ist_conn *ic, struct ist_tx_desc *tx, unsigned int off,
+	       u32 len, const struct isdm_send_op *op,
+	       void (*done)(struct ib_cq *cq, struct ib_wc *wc));
 int ist_tx_init(struct ist_conn *ic, struct ist_tx_desc *tx,
 		const void *bhs, const struct isdm_stags *adv,
 		void (*done)(struct ib_cq *cq, struct ib_wc *wc));
