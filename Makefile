@@ -13,6 +13,8 @@
 #   make vm-full         the same plus the slower parameter variants
 #   make check           all of the above; installs missing packages first
 #   make demo            the main job: iSER target + login + verified I/O
+#   make bench           ours side by side with the in-tree pair, as ratios
+#                        (BENCH_ARGS="--kernel 6.1 --rounds 5 --runtime 20")
 #   make install         modules into /lib/modules/<release>/updates/
 #   make checkpatch      the kernel's checkpatch.pl on every source file
 
@@ -28,7 +30,7 @@ KREL = $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' \
 	$(KDIR)/include/generated/utsrelease.h 2>/dev/null)
 FUZZ_SECONDS ?= 20
 
-.PHONY: all modules modules-all sparse unit fuzz vm-tools vm-check vm-full check demo \
+.PHONY: all modules modules-all sparse unit fuzz vm-tools vm-check vm-full check demo bench \
 	install checkpatch deps clean
 
 all: modules
@@ -69,6 +71,9 @@ check:
 
 demo: deps modules-all vm-tools
 	@$(TOP)/tests/vm/demo.sh
+
+bench: deps modules-all vm-tools
+	@$(TOP)/tests/vm/bench.sh $(BENCH_ARGS)
 
 install: modules
 	@test -n "$(KREL)" || { echo "cannot tell the kernel release of $(KDIR)" >&2; exit 1; }

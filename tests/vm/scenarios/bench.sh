@@ -1,0 +1,97 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Benchmark body (tests/vm/bench.sh runs it once per pairing and round, all
+# in one boot): a fixed set of fio workloads on a ramdisk LUN, each for
+# RUNTIME seconds after a short ramp, without verification; then one
+# verified job, so a number never comes from a data path that corrupts.
+#   bench [RUNTIME]
+# Results, one JSON object per workload, in $VM_SCEN_DIR/bench.json:
+# IOPS, bandwidth, mean and 99th percentile completion latency, and the
+# guest's CPU busy time over the run (from /proc/stat), so that a pairing
+# that buys throughput with CPU shows it.
+
+runtime=${1:-10}
+case $runtime in
+'' | *[!0-9]*) vm_fail "bench.sh: RUNTIME must be a number of seconds, not '$runtime'" ;;
+esac
+
+vm_rxe_up
+vm_load_roles
+vm_target_setup
+vm_iscsid_start
+vm_node_new
+dev=$(vm_login_disk) || exit 1
+vm_check_disk "$dev"
+
+# workload name and its fio options (one job, numjobs=1)
+workloads=(
+	"randread-4k-qd32 rw=randread bs=4k iodepth=32"
+	"randwrite-4k-qd32 rw=randwrite bs=4k iodepth=32"
+	"randread-4k-qd1 rw=randread bs=4k iodepth=1"
+	"randrw70-16k-qd16 rw=randrw rwmixread=70 bs=16k iodepth=16"
+	"read-1m-qd4 rw=read bs=1M iodepth=4"
+	"write-1m-qd4 rw=write bs=1M iodepth=4"
+)
+
+# cpu_ticks: "busy total" jiffies of all CPUs since boot
+cpu_ticks() {
+	awk '/^cpu / { t = 0; for (i = 2; i <= NF; i++) t += $i;
+		print t - $5 - $6, t; exit }' /proc/stat
+}
+
+out=$VM_SCEN_DIR/bench.json
+: >"$out"
+# prefill so that reads return written blocks, not a sparse ramdisk
+vm_must fio --name=prefill --filename="$dev" --rw=write --bs=1M --iodepth=8 \
+	--direct=1 --ioengine=libaio --output=/dev/null
+for w in "${workloads[@]}"; do
+	read -r name opts <<<"$w"
+	args=()
+	for o in $opts; do
+		args+=("--$o")
+	done
+	json=$VM_SCEN_DIR/bench-$name.json
+	read -r b0 t0 < <(cpu_ticks)
+	fio --name="$name" --filename="$dev" --direct=1 --ioengine=libaio \
+		--time_based --ramp_time=2 --runtime="$runtime" "${args[@]}" \
+		--output-format=json --output="$json" >/dev/null 2>&1 ||
+		vm_fail "fio $name failed: $(tail -c 300 "$json" 2>/dev/null)"
+	read -r b1 t1 < <(cpu_ticks)
+	/usr/bin/python3 - "$json" "$name" "$((b1 - b0))" "$((t1 - t0))" >>"$out" <<-'EOF' ||
+		import json, sys
+		path, name, busy, total = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+		text = open(path).read()
+		j = json.loads(text[text.index("{"):])["jobs"][0]
+		if j["error"]:
+		    sys.exit("fio job error %d" % j["error"])
+		iops = j["read"]["iops"] + j["write"]["iops"]
+		bw = j["read"]["bw"] + j["write"]["bw"]
+		ios = j["read"]["total_ios"] + j["write"]["total_ios"]
+		if ios == 0:
+		    sys.exit("no I/O completed")
+		def lat(d, k):
+		    return d["clat_ns"].get(k, 0) if d["total_ios"] else 0
+		mean = (lat(j["read"], "mean") * j["read"]["total_ios"] +
+		        lat(j["write"], "mean") * j["write"]["total_ios"]) / ios
+		p99 = 0
+		for d in (j["read"], j["write"]):
+		    if d["total_ios"]:
+		        p99 = max(p99, d["clat_ns"].get("percentile", {}).get("99.000000", 0))
+		print(json.dumps({"workload": name, "iops": round(iops, 1),
+		                  "bw_kib": bw, "lat_mean_us": round(mean / 1000, 1),
+		                  "lat_p99_us": round(p99 / 1000, 1),
+		                  "cpu_busy": round(busy / total, 4) if total else 0}))
+	EOF
+		vm_fail "fio $name: no usable result"
+	vm_log "bench $name: $(tail -n 1 "$out")"
+done
+
+vm_fio "$dev" after-bench <<-EOF
+	[verify-after-bench]
+	rw=randwrite
+	bs=64k
+	iodepth=16
+	size=16M
+EOF
+vm_logout_check "$dev"
