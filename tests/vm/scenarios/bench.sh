@@ -40,6 +40,16 @@ cpu_ticks() {
 		print t - $5 - $6, t; exit }' /proc/stat
 }
 
+# rxe_counters: "device/counter value" of every soft-RoCE hardware counter
+# (retries, RNR NAKs, sequence errors: a stall shows up there)
+rxe_counters() {
+	local f
+	for f in /sys/class/infiniband/*/ports/1/hw_counters/*; do
+		[ -f "$f" ] || continue
+		echo "$(basename "$(dirname "$(dirname "$(dirname "$(dirname "$f")")")")")/$(basename "$f") $(cat "$f")"
+	done
+}
+
 out=$VM_SCEN_DIR/bench.json
 : >"$out"
 # prefill so that reads return written blocks, not a sparse ramdisk
@@ -52,6 +62,7 @@ for w in "${workloads[@]}"; do
 		args+=("--$o")
 	done
 	json=$VM_SCEN_DIR/bench-$name.json
+	rxe_counters >/tmp/rxe.before
 	read -r b0 t0 < <(cpu_ticks)
 	fio --name="$name" --filename="$dev" --direct=1 --ioengine=libaio \
 		--time_based --ramp_time=2 --runtime="$runtime" "${args[@]}" \
@@ -85,6 +96,10 @@ for w in "${workloads[@]}"; do
 	EOF
 		vm_fail "fio $name: no usable result"
 	vm_log "bench $name: $(tail -n 1 "$out")"
+	rxe_counters | awk 'NR == FNR { b[$1] = $2; next }
+		$2 != b[$1] && $1 !~ /(sent|rcvd)_pkts$|rdma_(sends|recvs)$/ {
+			printf "%s +%d ", $1, $2 - b[$1] } END { print "" }' \
+		/tmp/rxe.before - | sed 's/^/rxe counters: /'
 done
 
 vm_fio "$dev" after-bench <<-EOF
