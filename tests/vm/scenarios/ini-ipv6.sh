@@ -38,10 +38,12 @@ vm_run timeout 120 iscsiadm -m node -T "$VM_TARGET_IQN" -p "$portal" -I iser --l
 	vm_fail "iSER login to $portal failed"
 s=$(iscsiadm -m session 2>&1)
 vm_log "sessions: $s"
-echo "$s" | grep -q "^iser: \[[0-9]*\] \[$v6_tgt\]:$VM_ISER_PORT,1 $VM_TARGET_IQN" ||
+# libiscsi prints the connection's IPv6 address uncompressed (%pI6)
+v6_re="(fd77::1|fd77:0000:0000:0000:0000:0000:0000:0001)"
+echo "$s" | grep -qE "^iser: \[[0-9]+\] \[$v6_re\]:$VM_ISER_PORT,1 $VM_TARGET_IQN" ||
 	vm_fail "no iSER session to $portal: $s"
 iscsiadm -m session -P 3 2>&1 | grep -E 'Current Portal|Persistent Portal|Iface Transport'
-iscsiadm -m session -P 3 2>&1 | grep -q "Current Portal: \[$v6_tgt\]:$VM_ISER_PORT" ||
+iscsiadm -m session -P 3 2>&1 | grep -qE "Current Portal: \[$v6_re\]:$VM_ISER_PORT" ||
 	vm_fail "the session's connection does not report $portal as its address"
 dev=$(vm_disk) || exit 1
 vm_check_disk "$dev"
