@@ -9,9 +9,9 @@
 #             the initiator, expecting the target's secret, logs in and
 #             moves verified data
 #   --mutual-bad  (after --mutual) last, the initiator expects another
-#             target secret and refuses the login; Linux's target does not
-#             recover from that (see Documentation/testing-vm.md), so only
-#             our target's rows use it
+#             target secret and refuses the login; neither target
+#             recovers from that (see Documentation/testing-vm.md), so only
+#             rows outside the default sets use it
 
 user=iservm
 pass=iser-vm-secret-1
