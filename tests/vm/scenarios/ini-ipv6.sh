@@ -23,7 +23,6 @@ vm_wait 20 has_gid rxe0 fd77:0000:0000:0000:0000:0000:0000:0001 ||
 	vm_fail "rxe0 has no GID for $v6_tgt"
 vm_wait 20 has_gid rxe1 fd77:0000:0000:0000:0000:0000:0000:0002 ||
 	vm_fail "rxe1 has no GID for $v6_ini"
-vm_must ping -6 -c 1 -W 5 "$v6_tgt"
 vm_load_roles
 vm_target_setup
 t=/iscsi/$VM_TARGET_IQN/tpg1

@@ -4,15 +4,19 @@
 # Initiator behaviour when the path goes away under I/O.
 #   --link SECONDS    the initiator's link (veth1) goes down for SECONDS in
 #                     the middle of a crc32c-verified fio job: the
-#                     connection fails (retries exhausted or NOP-Out
-#                     timeout), the initiator reconnects once the link is
-#                     back, within the replacement timeout (60 s), and the
-#                     fio job passes its verification
+#                     connection fails (NOP-Out timeout, 5 s + 5 s), the
+#                     initiator reconnects once the link is back, within
+#                     the replacement timeout (60 s): a second connection
+#                     in debugfs; the fio job passes its verification.
+#                     (A 10 s outage is often bridged by RC retransmission
+#                     without any reconnection.)
 #   --portal SECONDS  the target's TPG is disabled for SECONDS, longer than
 #                     the replacement timeout (10 s): I/O fails with errors
 #                     within the timeout plus slack instead of hanging;
 #                     after the TPG is enabled again the session comes
-#                     back, and a new login moves verified data
+#                     back on a new connection, and a new login moves
+#                     verified data
+# Both need our initiator (its debugfs counts the connections).
 
 mode=${1:-}
 secs=${2:-}
@@ -28,6 +32,12 @@ vm_iscsid_start
 vm_node_new
 vm_node_set node.conn[0].timeo.noop_out_interval 5
 vm_node_set node.conn[0].timeo.noop_out_timeout 5
+
+# connections the session's host has started (debugfs of our initiator)
+conns_started() {
+	mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
+	awk '/^connections_started:/ { print $2 }' /sys/kernel/debug/ib_iser/host*/conn 2>/dev/null
+}
 
 logged_in() {
 	iscsiadm -m session -P 1 2>/dev/null | grep -q 'iSCSI Session State: LOGGED_IN' &&
@@ -53,6 +63,10 @@ if [ "$mode" = --link ]; then
 	vm_log "fio verify passed across the link flap ($(($(date +%s) - start)) s)"
 	vm_wait 60 logged_in || vm_fail "session not logged in after the link came back"
 	dmesg | grep -E 'ib_iser|connection[0-9:]* error|iscsi' | tail -n 8
+	started=$(conns_started)
+	vm_log "connections started on the session: $started"
+	[ "${started:-0}" -ge 2 ] ||
+		vm_fail "no reconnection after a $secs s link outage (connections_started ${started:-?})"
 	vm_logout_check "$dev"
 	return 0
 fi
@@ -84,6 +98,10 @@ vm_tcli "$tpg enable"
 vm_log "TPG enabled again"
 # iscsid keeps reconnecting a session past its replacement timeout
 vm_wait 90 logged_in || vm_fail "session did not come back after the outage"
+started=$(conns_started)
+vm_log "connections started on the session: $started"
+[ "${started:-0}" -ge 2 ] ||
+	vm_fail "the session came back without a new connection (connections_started ${started:-?})"
 vm_logout_check ""
 dev=$(vm_login_disk) || exit 1
 printf '%s\n' '[after-outage]' 'rw=randwrite' 'bs=64k' 'iodepth=8' 'size=8M' |
