@@ -2,14 +2,14 @@
 # shellcheck shell=bash
 #
 # Initiator behaviour when the path goes away under I/O.
-#   --link SECONDS    the initiator's link (veth1) goes down for SECONDS in
+#   --link SECONDS    the initiator's link (veth1) goes down and all
+#                     traffic is dropped for SECONDS in
 #                     the middle of a crc32c-verified fio job: the
 #                     connection fails (NOP-Out timeout, 5 s + 5 s), the
 #                     initiator reconnects once the link is back, within
 #                     the replacement timeout (60 s): a second connection
 #                     in debugfs; the fio job passes its verification.
-#                     (A 10 s outage is often bridged by RC retransmission
-#                     without any reconnection.)
+#                     (see below why the traffic must be dropped as well)
 #   --portal SECONDS  the target's TPG is disabled for SECONDS, longer than
 #                     the replacement timeout (10 s): I/O fails with errors
 #                     within the timeout plus slack instead of hanging;
@@ -47,13 +47,20 @@ logged_in() {
 if [ "$mode" = --link ]; then
 	vm_node_set node.session.timeo.replacement_timeout 60
 	dev=$(vm_login_disk) || exit 1
+	# Both veth ends are in this one network namespace, so the RoCE (UDP)
+	# packets between 192.168.77.2 and .1 travel over lo, not veth:
+	# "ip link set veth1 down" alone only makes rxe1 report its port down
+	# and does not stop the traffic (I/O went on unhindered).  netem drops
+	# everything on lo for the same time, as a real link loss would.
 	(
 		sleep 4
-		vm_log "veth1 down for $secs s"
+		vm_log "veth1 down and RoCE traffic dropped for $secs s"
 		ip link set veth1 down
+		tc qdisc add dev lo root netem loss 100%
 		sleep "$secs"
+		tc qdisc del dev lo root
 		ip link set veth1 up
-		vm_log "veth1 up"
+		vm_log "veth1 up, traffic flows again"
 	) &
 	flap=$!
 	start=$(date +%s)
