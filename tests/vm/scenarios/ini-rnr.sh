@@ -5,7 +5,8 @@
 # initiator posts its minimum of 16 full-size receive buffers (debugfs),
 # while fio keeps 64 commands in flight.  Responses that find no buffer are
 # NAKed (RNR) and retried by the target's QP; the crc32c verification must
-# pass and the kernel log stay clean.  The rxe RNR counters are logged.
+# pass, the rxe counters must show RNR NAKs and no exhausted RNR retries,
+# and the kernel log stay clean.
 
 vm_rxe_up
 vm_load_roles
@@ -45,6 +46,14 @@ vm_fio "$dev" rnr <<-EOF
 	size=2M
 	offset=32M
 EOF
+after=$(counters)
 vm_log "RNR counters before: $before"
-vm_log "RNR counters after:  $(counters)"
+vm_log "RNR counters after:  $after"
+sum() { # NAME: sum of that counter over the rxe devices in "$1"
+	echo "$1" | tr ' ' '\n' | awk -F= -v n="$2" '$1 ~ "/" n "$" { s += $2 } END { print s + 0 }'
+}
+[ "$(sum "$after" rcvd_rnr_err)" -gt "$(sum "$before" rcvd_rnr_err)" ] ||
+	vm_fail "no RNR NAK seen: the test did not run short of receive buffers"
+[ "$(sum "$after" retry_rnr_exceeded_err)" = "$(sum "$before" retry_rnr_exceeded_err)" ] ||
+	vm_fail "a Send ran out of RNR retries"
 vm_logout_check "$dev"
