@@ -750,6 +750,72 @@ free_rx:
 	return -ENOMEM;
 }
 
+/*
+ * A full-feature receive buffer of exactly @size bytes, rounded up to whole
+ * pages only (kmalloc() would round a 256 KiB + 76 byte buffer up to
+ * 512 KiB).
+ */
+static int isi_rx_buf_init(struct isi_conn *ic, struct isdm_rx_desc *d,
+			   u32 size)
+{
+	struct ib_device *ib_dev = ic->dev->ib_dev;
+
+	d->buf = alloc_pages_exact(size, GFP_KERNEL);
+	if (!d->buf)
+		return -ENOMEM;
+	d->dma = ib_dma_map_single(ib_dev, d->buf, size, DMA_FROM_DEVICE);
+	if (ib_dma_mapping_error(ib_dev, d->dma)) {
+		free_pages_exact(d->buf, size);
+		d->buf = NULL;
+		return -ENOMEM;
+	}
+	d->size = size;
+	d->sge.addr = d->dma;
+	d->sge.length = size;
+	d->sge.lkey = ic->dev->pd->local_dma_lkey;
+	d->cqe.done = isi_recv_done;
+	return 0;
+}
+
+static void isi_rx_buf_destroy(struct isi_conn *ic, struct isdm_rx_desc *d)
+{
+	if (!d->buf)
+		return;
+	ib_dma_unmap_single(ic->dev->ib_dev, d->dma, d->size, DMA_FROM_DEVICE);
+	free_pages_exact(d->buf, d->size);
+	d->buf = NULL;
+}
+
+/**
+ * isi_rx_count() - how many full-feature receive buffers to post
+ * @ic: the connection
+ * @cmds_max: tasks of the session
+ * @data_max: data segment bytes each buffer holds
+ * @budget: bytes of receive buffers the connection may use
+ *
+ * Every buffer holds the largest PDU the target may send (the declared
+ * InitiatorRecvDataSegmentLength), since the receive queue is consumed in
+ * order whatever the PDU. One buffer per outstanding PDU is needed only
+ * where a Send that finds no buffer is lost (iWARP). On InfiniBand and
+ * RoCE the responder NAKs it (RNR) and the target's QP retries it until a
+ * buffer is posted again: the RNR retry count of the target's QP comes from
+ * our CM REQ, and we ask for 7, which means forever. There the buffers are
+ * limited to @budget, with at least %ISI_RX_MIN of them.
+ *
+ * Return: the number of buffers.
+ */
+u32 isi_rx_count(struct isi_conn *ic, u32 cmds_max, u32 data_max, u64 budget)
+{
+	u32 full = min_t(u32, cmds_max, ISI_CMDS_MAX) + ISI_RX_EXTRA;
+	u32 size = PAGE_ALIGN(ISDM_HDR_LEN_EXT + ISDM_BHS_LEN + data_max);
+	u64 nr;
+
+	if (!rdma_ib_or_roce(ic->dev->ib_dev, ic->cm_id->port_num))
+		return full;
+	nr = div_u64(budget, size);
+	return clamp_t(u64, nr, ISI_RX_MIN, full);
+}
+
 /**
  * isi_rx_ffp_post() - allocate and post the full-feature receive buffers
  * @ic: the connection
@@ -769,9 +835,9 @@ int isi_rx_ffp_post(struct isi_conn *ic, u32 nr, u32 data_max)
 	ic->nr_rx = nr;
 	ic->rx_data_max = data_max;
 	for (i = 0; i < nr; i++) {
-		ret = isdm_rx_desc_init(ic->dev, &ic->rx[i],
-					ISDM_HDR_LEN_EXT + ISDM_BHS_LEN +
-					data_max, isi_recv_done);
+		ret = isi_rx_buf_init(ic, &ic->rx[i],
+				      ISDM_HDR_LEN_EXT + ISDM_BHS_LEN +
+				      data_max);
 		if (ret)
 			return ret;
 		ret = isdm_rx_post(ic->q.qp, ic->dev, &ic->rx[i]);
@@ -791,7 +857,7 @@ void isi_rx_destroy(struct isi_conn *ic)
 
 	if (ic->rx) {
 		for (i = 0; i < ic->nr_rx; i++)
-			isdm_rx_desc_destroy(ic->dev, &ic->rx[i]);
+			isi_rx_buf_destroy(ic, &ic->rx[i]);
 		kfree(ic->rx);
 		ic->rx = NULL;
 		ic->nr_rx = 0;

@@ -30,6 +30,8 @@
 /* full-feature receive data segment: at least 8 KiB, at most 256 KiB */
 #define ISI_RX_DATA_MIN		ISCSI_DEF_MAX_RECV_SEG_LEN
 #define ISI_RX_DATA_MAX		262144
+/* receive buffers posted at least where RNR flow control applies */
+#define ISI_RX_MIN		16
 /* unsolicited Data-Out sends in flight beyond one per task */
 #define ISI_DATAOUT_MAX		256
 /* scatterlist entries and transfer size of one command */
@@ -120,6 +122,34 @@ struct isi_task {
 };
 
 /**
+ * struct isi_host - per-host data (after libiscsi's &struct iscsi_host):
+ *	what the host's current connection negotiated, shown in debugfs
+ * @lock: every field below
+ * @dbg: the host's debugfs directory
+ * @up: a connection is started; the values below are its own (otherwise
+ *	those of the last one)
+ * @starts: connections started on this host (1 + recoveries)
+ * @mode: header form, ZBVA and Send with Invalidate of the CM exchange
+ * @ird: RDMA Reads the target may have outstanding against us (QP IRD)
+ * @ord: RDMA Reads we may have outstanding (QP ORD; we issue none)
+ * @max_io: largest transfer of one command in bytes
+ * @nr_rx: full-feature receive buffers posted
+ * @rx_data_max: data segment bytes each receive buffer holds
+ */
+struct isi_host {
+	struct mutex		lock;		/* every field below */
+	struct dentry		*dbg;
+	bool			up;
+	u32			starts;
+	struct isdm_mode	mode;
+	u32			ird;
+	u32			ord;
+	u32			max_io;
+	u32			nr_rx;
+	u32			rx_data_max;
+};
+
+/**
  * struct isi_conn - one iSER connection (the endpoint's data)
  * @q: CQ and QP
  * @cm_id: the rdma_cm id, NULL once released
@@ -133,6 +163,8 @@ struct isi_task {
  * @release_work: waits for @stop_comp and releases
  * @entry: in the module's connection list
  * @mode: what the CM exchange fixed
+ * @ird: the QP's responder resources (incoming RDMA Reads)
+ * @ord: the QP's initiator depth (outgoing RDMA Reads)
  * @established: rdma_cm reported ESTABLISHED
  * @ffp: full feature phase receive buffers are posted
  * @login_rx: the login/text response buffer (8 KiB data)
@@ -163,6 +195,8 @@ struct isi_conn {
 	struct work_struct	release_work;
 	struct list_head	entry;
 	struct isdm_mode	mode;
+	u32			ird;
+	u32			ord;
 	bool			established;
 	bool			ffp;
 
@@ -196,6 +230,8 @@ int isi_init_task(struct iscsi_task *task);
 void isi_cleanup_task(struct iscsi_task *task);
 int isi_alloc_pdu(struct iscsi_task *task, u8 opcode);
 int isi_rx_init(struct isi_conn *ic);
+u32 isi_rx_count(struct isi_conn *ic, u32 cmds_max, u32 data_max,
+		 u64 budget);
 int isi_rx_ffp_post(struct isi_conn *ic, u32 nr, u32 data_max);
 void isi_rx_destroy(struct isi_conn *ic);
 int isi_io_init(void);

@@ -11,7 +11,9 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/debugfs.h>
 #include <linux/module.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/sizes.h>
 #include <scsi/scsi_host.h>
@@ -21,6 +23,11 @@
 
 #define ISI_RESOLVE_MS		1000
 
+static unsigned int rx_budget_kb = 4096;
+module_param(rx_budget_kb, uint, 0644);
+MODULE_PARM_DESC(rx_budget_kb,
+		 "KiB of full-feature receive buffers per connection on InfiniBand/RoCE (at least 16 buffers; default 4096)");
+
 struct workqueue_struct *isi_release_wq;
 static struct scsi_transport_template *isi_scsi_transport;
 static LIST_HEAD(isi_conn_list);
@@ -28,6 +35,8 @@ static DEFINE_MUTEX(isi_conn_mutex);	/* protects isi_conn_list */
 static DECLARE_WAIT_QUEUE_HEAD(isi_release_wait);
 /* the device isi_remove_device() is emptying, under isi_conn_mutex */
 static struct ib_device *isi_removing;
+/* /sys/kernel/debug/ib_iser: one directory per SCSI host */
+static struct dentry *isi_debugfs_root;
 
 static struct iscsi_transport isi_transport;
 
@@ -140,6 +149,10 @@ static int isi_route_resolved(struct isi_conn *ic)
 	if (ret)
 		return ret;
 
+	/* a Send that finds no receive buffer is retried after 0.32 ms */
+	ret = rdma_set_min_rnr_timer(ic->cm_id, IB_RNR_TIMER_000_32);
+	if (ret)
+		return ret;
 	isdm_cm_req_build(&req, &ic->dev->caps);
 	param.private_data = &req;
 	param.private_data_len = sizeof(req);
@@ -152,6 +165,8 @@ static int isi_route_resolved(struct isi_conn *ic)
 
 static int isi_established(struct isi_conn *ic, struct rdma_cm_event *ev)
 {
+	struct ib_qp_init_attr init_attr;
+	struct ib_qp_attr attr;
 	int ret;
 
 	ret = isdm_cm_rep_parse(ev->param.conn.private_data,
@@ -163,6 +178,11 @@ static int isi_established(struct isi_conn *ic, struct rdma_cm_event *ev)
 	}
 	if (ic->mode.peer_violation)
 		pr_warn_ratelimited("target's REP claims a feature we did not offer; ignored\n");
+	if (!ib_query_qp(ic->q.qp, &attr, IB_QP_MAX_QP_RD_ATOMIC |
+			 IB_QP_MAX_DEST_RD_ATOMIC, &init_attr)) {
+		ic->ord = attr.max_rd_atomic;
+		ic->ird = attr.max_dest_rd_atomic;
+	}
 	ic->established = true;
 	ic->state = ISI_UP;
 	wake_up_all(&ic->wq);
@@ -375,13 +395,64 @@ static ISDM_SHT_CONST struct scsi_host_template isi_sht = {
 	.cmd_size		= sizeof(struct iscsi_cmd),
 };
 
+static int isi_conn_show(struct seq_file *m, void *unused)
+{
+	struct isi_host *ih = m->private;
+
+	mutex_lock(&ih->lock);
+	seq_printf(m, "state: %s\n", ih->up ? "up" : "down");
+	seq_printf(m, "connections_started: %u\n", ih->starts);
+	if (ih->starts) {
+		seq_printf(m, "header: %u (%s)\n", ih->mode.hdr_len,
+			   ih->mode.hdr_len == ISDM_HDR_LEN_RFC ?
+			   "RFC 7145 12-byte" : "Annex A12 28-byte expanded");
+		seq_printf(m, "zbva: %d\n", ih->mode.zbva);
+		seq_printf(m, "send_with_invalidate: %d\n", ih->mode.send_inv);
+		seq_printf(m, "ird: %u\n", ih->ird);
+		seq_printf(m, "ord: %u\n", ih->ord);
+		seq_printf(m, "max_io_bytes: %u\n", ih->max_io);
+		seq_printf(m, "rx_buffers: %u\n", ih->nr_rx);
+		seq_printf(m, "rx_data_bytes: %u\n", ih->rx_data_max);
+	}
+	mutex_unlock(&ih->lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(isi_conn);
+
+/* Record what @ic negotiated in its host's debugfs data. */
+static void isi_host_update(struct isi_conn *ic, struct iscsi_conn *conn,
+			    bool up)
+{
+	struct Scsi_Host *shost = conn->session->host;
+	struct isi_host *ih = iscsi_host_priv(shost);
+	u32 pages;
+
+	mutex_lock(&ih->lock);
+	ih->up = up;
+	if (up) {
+		pages = min_t(u32, ISI_MR_PAGES,
+			      ic->dev->ib_dev->attrs.max_fast_reg_page_list_len);
+		ih->starts++;
+		ih->mode = ic->mode;
+		ih->ird = ic->ird;
+		ih->ord = ic->ord;
+		ih->max_io = min_t(u32, shost->max_sectors << SECTOR_SHIFT,
+				   (pages - 1) * SZ_4K);
+		ih->nr_rx = ic->nr_rx;
+		ih->rx_data_max = ic->rx_data_max;
+	}
+	mutex_unlock(&ih->lock);
+}
+
 static struct iscsi_cls_session *
 isi_session_create(struct iscsi_endpoint *ep, u16 cmds_max, u16 qdepth,
 		   u32 initial_cmdsn)
 {
 	struct iscsi_cls_session *cls_session;
 	struct Scsi_Host *shost;
+	struct isi_host *ih;
 	struct isi_conn *ic;
+	char name[24];
 	int ret;
 
 	if (!ep || !ep->dd_data) {
@@ -389,9 +460,11 @@ isi_session_create(struct iscsi_endpoint *ep, u16 cmds_max, u16 qdepth,
 		return NULL;
 	}
 	ic = ep->dd_data;
-	shost = iscsi_host_alloc(&isi_sht, 0, 0);
+	shost = iscsi_host_alloc(&isi_sht, sizeof(struct isi_host), 0);
 	if (!shost)
 		return NULL;
+	ih = iscsi_host_priv(shost);
+	mutex_init(&ih->lock);
 	shost->transportt = isi_scsi_transport;
 	shost->cmd_per_lun = qdepth;
 	shost->max_lun = 512;
@@ -420,6 +493,9 @@ isi_session_create(struct iscsi_endpoint *ep, u16 cmds_max, u16 qdepth,
 					  initial_cmdsn, 0);
 	if (!cls_session)
 		goto remove_host;
+	snprintf(name, sizeof(name), "host%u", shost->host_no);
+	ih->dbg = debugfs_create_dir(name, isi_debugfs_root);
+	debugfs_create_file("conn", 0444, ih->dbg, ih, &isi_conn_fops);
 	return cls_session;
 
 remove_host:
@@ -432,7 +508,10 @@ free_host:
 static void isi_session_destroy(struct iscsi_cls_session *cls_session)
 {
 	struct Scsi_Host *shost = iscsi_session_to_shost(cls_session);
+	struct isi_host *ih = iscsi_host_priv(shost);
 
+	/* waits for readers of the files */
+	debugfs_remove(ih->dbg);
 	iscsi_session_teardown(cls_session);
 	iscsi_host_remove(shost, false);
 	iscsi_host_free(shost);
@@ -496,19 +575,18 @@ static int isi_conn_start(struct iscsi_cls_conn *cls_conn)
 		goto unlock;
 	}
 	if (!ic->ffp) {
+		/* set_param refused more than ISI_RX_DATA_MAX */
 		data_max = clamp_t(u32, conn->max_recv_dlength,
 				   ISI_RX_DATA_MIN, ISI_RX_DATA_MAX);
-		if (data_max < conn->max_recv_dlength)
-			pr_warn_ratelimited("InitiatorRecvDataSegmentLength %u: receives hold %u bytes\n",
-					    conn->max_recv_dlength, data_max);
-		nr = min_t(u32, conn->session->cmds_max + ISI_RX_EXTRA,
-			   ISI_CMDS_MAX + ISI_RX_EXTRA);
+		nr = isi_rx_count(ic, conn->session->cmds_max, data_max,
+				  (u64)READ_ONCE(rx_budget_kb) * SZ_1K);
 		ret = isi_rx_ffp_post(ic, nr, data_max);
 		if (ret) {
 			pr_err_ratelimited("full-feature receives: %d\n", ret);
 			goto unlock;
 		}
 		ic->ffp = true;
+		isi_host_update(ic, conn, true);
 	}
 unlock:
 	mutex_unlock(&ic->lock);
@@ -528,6 +606,7 @@ static void isi_conn_stop(struct iscsi_cls_conn *cls_conn, int flag)
 	}
 	mutex_lock(&ic->lock);
 	isi_conn_terminate(ic);
+	isi_host_update(ic, conn, false);
 	iscsi_conn_stop(cls_conn, flag);
 	WRITE_ONCE(ic->iconn, NULL);
 	conn->dd_data = NULL;
@@ -555,6 +634,16 @@ static int isi_set_param(struct iscsi_cls_conn *cls_conn,
 		if (kstrtoint(buf, 10, &value) || value < ISDM_RDSL_MIN ||
 		    value > ISDM_RDSL_MAX)
 			return -EINVAL;
+		/*
+		 * The target may send PDUs of what the initiator declared:
+		 * a receive buffer holds at most ISI_RX_DATA_MAX.
+		 */
+		if (value > ISI_RX_DATA_MAX) {
+			pr_err_ratelimited("MaxRecvDataSegmentLength %d is above the %d bytes ib_iser receives; configure at most %d\n",
+					   value, ISI_RX_DATA_MAX,
+					   ISI_RX_DATA_MAX);
+			return -EINVAL;
+		}
 		return iscsi_set_param(cls_conn, param, buf, buflen);
 	default:
 		return iscsi_set_param(cls_conn, param, buf, buflen);
@@ -713,6 +802,7 @@ static int __init isi_init(void)
 	ret = isi_io_init();
 	if (ret)
 		return ret;
+	isi_debugfs_root = debugfs_create_dir(KBUILD_MODNAME, NULL);
 	isi_release_wq = alloc_workqueue("isi_release", WQ_UNBOUND, 0);
 	if (!isi_release_wq) {
 		ret = -ENOMEM;
@@ -734,6 +824,7 @@ unregister_ulp:
 destroy_wq:
 	destroy_workqueue(isi_release_wq);
 io_exit:
+	debugfs_remove(isi_debugfs_root);
 	isi_io_exit();
 	return ret;
 }
@@ -758,6 +849,7 @@ static void __exit isi_exit(void)
 		isi_conn_release(ic);
 	}
 	isdm_unregister_ulp(&isi_ulp);
+	debugfs_remove(isi_debugfs_root);
 	isi_io_exit();
 }
 

@@ -5,9 +5,27 @@
 # is refused, the right one logs in and moves verified data.  The refused
 # logins are tried twice at most (initial_login_retry_max=1): with the
 # default 8 retries iscsid keeps a session in login retry for 2 minutes.
+#   --mutual  then mutual CHAP: the target's ACL gets mutual credentials;
+#             the initiator, expecting the target's secret, logs in and
+#             moves verified data
+#   --mutual-bad  (after --mutual) last, the initiator expects another
+#             target secret and refuses the login; neither target
+#             recovers from that (see Documentation/testing-vm.md), so only
+#             rows outside the default sets use it
 
 user=iservm
 pass=iser-vm-secret-1
+muser=iservm-target
+mpass=iser-vm-secret-2
+mutual=0
+mutual_bad=0
+for a in "$@"; do
+	case $a in
+	--mutual) mutual=1 ;;
+	--mutual-bad) mutual_bad=1 ;;
+	*) vm_fail "auth.sh: bad argument $a" ;;
+	esac
+done
 vm_rxe_up
 vm_load_roles
 vm_target_setup --chap "$user" "$pass"
@@ -59,3 +77,34 @@ vm_fio "$dev" chap <<-EOF
 	size=16M
 EOF
 vm_logout_check "$dev"
+
+[ $mutual = 1 ] || return 0
+
+# mutual CHAP: the target proves it knows the initiator's incoming secret
+vm_tcli "/iscsi/$VM_TARGET_IQN/tpg1/acls/$VM_INITIATOR_IQN set auth mutual_userid=$muser mutual_password=$mpass"
+[ "$(cat "/sys/kernel/config/target/iscsi/$VM_TARGET_IQN/tpgt_1/acls/$VM_INITIATOR_IQN/auth/userid_mutual")" = "$muser" ] ||
+	vm_fail "target: mutual CHAP user not set in configfs"
+vm_node_set node.session.auth.username_in "$muser"
+vm_node_set node.session.auth.password_in "$mpass"
+dev=$(vm_login_disk) || exit 1
+vm_fio "$dev" mutual <<-EOF
+	[rand-16k-qd8]
+	rw=randwrite
+	bs=16k
+	iodepth=8
+	size=8M
+EOF
+vm_logout_check "$dev"
+vm_log "mutual CHAP login and verified I/O"
+
+[ $mutual_bad = 1 ] || return 0
+# the initiator expects another target secret: it refuses the target's
+# answer in the last login step, after the target considered the login done
+vm_node_set node.session.initial_login_retry_max 1
+vm_node_set node.session.auth.password_in wrong-target-secret
+if vm_login; then
+	vm_fail "login succeeded although the target did not know the expected mutual secret"
+fi
+vm_wait 30 vm_no_sessions ||
+	vm_fail "refused mutual login left a session behind"
+vm_log "mutual CHAP with a wrong target secret refused"
