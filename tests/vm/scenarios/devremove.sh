@@ -9,8 +9,11 @@
 #     (no targetcli step), the initiator's session recovery reconnects
 #     (replacement_timeout is high, so no I/O is failed) and the fio job
 #     passes its verification;
-#  3. a second verified fio job afterwards, logout, and (in teardown) every
-#     module unloads.
+#  3. a second verified fio job afterwards, logout;
+#  4. the device removed again and the portal disabled while it waits to
+#     listen again (ist_free_np() against the relisten work), the device
+#     added back and the portal enabled: login and a verify job work, and
+#     (in teardown) every module unloads.
 # The in-tree target does not listen again after a device removal, so this
 # scenario has no in-tree column.
 
@@ -60,4 +63,22 @@ vm_log "session recovered: $(iscsiadm -m session -P 1 2>&1 | grep -E 'State' | t
 
 printf '%s\n' '[after-removal]' 'rw=randwrite' 'bsrange=4k-128k' 'blockalign=4k' 'iodepth=16' \
 	'size=16M' 'offset=40M' | vm_fio "$dev" after-removal
+vm_logout_check "$dev"
+
+# 4. portal disabled while it waits for its device
+np=$VM_TGT_IP:$VM_ISER_PORT
+vm_must timeout 150 rdma link delete rxe0
+sleep 5	# a few relisten attempts fail meanwhile
+vm_tcli "/iscsi/$VM_TARGET_IQN/tpg1/portals/$np enable_iser false"
+relistened=$(dmesg | grep -c 'ib_isert: portal .*listening again')
+vm_must rdma link add rxe0 type rxe netdev veth0
+vm_wait 10 vm_rxe_active || vm_fail "rxe0 not ACTIVE after it was added again"
+sleep 3	# a relisten work left running would listen now
+[ "$(dmesg | grep -c 'ib_isert: portal .*listening again')" = "$relistened" ] ||
+	vm_fail "a disabled portal listened again"
+vm_tcli "/iscsi/$VM_TARGET_IQN/tpg1/portals/$np enable_iser true"
+dmesg | grep -E 'ib_isert: .*portal' | tail -n 4
+dev=$(vm_login_disk) || exit 1
+printf '%s\n' '[after-disable]' 'rw=randwrite' 'bs=8k' 'iodepth=8' 'size=4M' |
+	vm_fio "$dev" after-disable
 vm_logout_check "$dev"
