@@ -66,7 +66,7 @@ vm_wait 10 test -b "$dev" || vm_fail "$dev did not appear"
 
 # 1. no delay: verified I/O
 printf '%s\n' '[before]' 'rw=randwrite' 'bs=16k' 'iodepth=8' 'size=8M' |
-	vm_fio "$dev" before
+	vm_fio "$dev" before || exit 1
 
 # 2. a read that outlives the SCSI timeout
 vm_must sh -c "echo 5 >/sys/block/$sd/device/timeout"
@@ -104,5 +104,5 @@ dmesg | grep -E 'TARGET_WARM_RESET|isert.*closing' | tail -n 3
 # 4. verified I/O again
 vm_wait 30 test -b "$dev" || vm_fail "$dev gone after the target reset"
 printf '%s\n' '[after]' 'rw=randwrite' 'bsrange=4k-64k' 'blockalign=4k' \
-	'iodepth=16' 'size=12M' 'offset=16M' | vm_fio "$dev" after
+	'iodepth=16' 'size=12M' 'offset=16M' | vm_fio "$dev" after || exit 1
 vm_logout_check "$dev"

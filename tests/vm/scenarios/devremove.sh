@@ -48,7 +48,7 @@ rm -f /tmp/devremove.err
 devremove_cycle 6 &
 cycle=$!
 printf '%s\n' '[verify-across-removal]' 'rw=randwrite' 'bs=16k' 'iodepth=8' \
-	'size=32M' 'rate_iops=200' | vm_fio "$dev" removal
+	'size=32M' 'rate_iops=200' | vm_fio "$dev" removal || exit 1
 wait "$cycle" || vm_fail "$(cat /tmp/devremove.err 2>/dev/null)"
 vm_wait 10 vm_rxe_active || vm_fail "rxe0 not ACTIVE after it was added again"
 
@@ -62,7 +62,7 @@ vm_wait 60 sh -c "iscsiadm -m session -P 1 | grep -q 'iSCSI Session State: LOGGE
 vm_log "session recovered: $(iscsiadm -m session -P 1 2>&1 | grep -E 'State' | tr -s ' \t' ' ' | paste -sd ';' -)"
 
 printf '%s\n' '[after-removal]' 'rw=randwrite' 'bsrange=4k-128k' 'blockalign=4k' 'iodepth=16' \
-	'size=16M' 'offset=40M' | vm_fio "$dev" after-removal
+	'size=16M' 'offset=40M' | vm_fio "$dev" after-removal || exit 1
 vm_logout_check "$dev"
 
 # 4. portal disabled while it waits for its device
@@ -80,5 +80,5 @@ vm_tcli "/iscsi/$VM_TARGET_IQN/tpg1/portals/$np enable_iser true"
 dmesg | grep -E 'ib_isert: .*portal' | tail -n 4
 dev=$(vm_login_disk) || exit 1
 printf '%s\n' '[after-disable]' 'rw=randwrite' 'bs=8k' 'iodepth=8' 'size=4M' |
-	vm_fio "$dev" after-disable
+	vm_fio "$dev" after-disable || exit 1
 vm_logout_check "$dev"

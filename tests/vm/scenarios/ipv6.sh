@@ -37,7 +37,7 @@ dmesg | grep -E 'isert.*(fd77|session from)' | tail -n 2
 
 printf '%s\n' '[ipv6-rand]' 'rw=randwrite' 'bsrange=4k-256k' 'blockalign=4k' \
 	'iodepth=16' 'size=24M' '[ipv6-seq-1m]' 'rw=write' 'bs=1M' 'iodepth=4' \
-	'size=16M' 'offset=32M' | vm_fio "$dev" ipv6
+	'size=16M' 'offset=32M' | vm_fio "$dev" ipv6 || exit 1
 
 vm_run timeout 120 iscsiadm -m node -T "$VM_TARGET_IQN" -p "$p6" -I iser --logout ||
 	vm_fail "logout through $p6 failed"
