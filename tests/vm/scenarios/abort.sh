@@ -77,9 +77,10 @@ vm_must dmsetup resume --noudevsync isdm_slow
 vm_log "dm-delay: 60 s, SCSI timeout 5 s"
 dd if="$dev" of=/dev/null bs=4k count=1 skip=4000 iflag=direct 2>/tmp/dd.err &
 ddpid=$!
-vm_wait 50 sh -c "dmesg | grep -q 'ABORT_TASK: Found referenced'" ||
+task_found() { vm_scen_dmesg | grep -q 'ABORT_TASK: Found referenced'; }
+vm_wait 50 task_found ||
 	vm_fail "no ABORT TASK reached the target within 50 s"
-dmesg | grep -E 'ABORT_TASK' | head -n 2
+vm_scen_dmesg | grep -E 'ABORT_TASK' | head -n 2
 # remove the delay: the backend completes the aborted read, LIO answers
 # the abort, the midlayer retries the read
 vm_must dmsetup suspend --noudevsync isdm_slow
@@ -87,7 +88,7 @@ vm_must dmsetup load isdm_slow --table "$(dm_table 0)"
 vm_must dmsetup resume --noudevsync isdm_slow
 vm_wait 60 sh -c "! kill -0 $ddpid" || vm_fail "the read did not finish 60 s after the delay was removed"
 wait "$ddpid" || vm_fail "the read failed after the abort: $(cat /tmp/dd.err)"
-dmesg | grep -E 'ABORT_TASK: Sending' | head -n 1
+vm_scen_dmesg | grep -E 'ABORT_TASK: Sending' | head -n 1
 tmo1=$(($(cat "/sys/block/$sd/device/iotmo_cnt")))
 [ "$tmo1" -gt "$tmo0" ] || vm_fail "iotmo_cnt did not grow ($tmo0 -> $tmo1): no command timed out"
 vm_log "read timed out ($((tmo1 - tmo0)) timeout(s)), was aborted and retried successfully"
@@ -99,7 +100,7 @@ vm_log "sg_reset -t returned $?"
 vm_wait 60 sh -c "iscsiadm -m session -P 1 | grep -q 'iSCSI Session State: LOGGED_IN'" ||
 	vm_fail "session not logged in after the target reset"
 [ "$(vm_session_count)" = 1 ] || vm_fail "expected 1 session after the target reset"
-dmesg | grep -E 'TARGET_WARM_RESET|isert.*closing' | tail -n 3
+vm_scen_dmesg | grep -E 'TARGET_WARM_RESET|isert.*closing' | tail -n 3
 
 # 4. verified I/O again
 vm_wait 30 test -b "$dev" || vm_fail "$dev gone after the target reset"

@@ -53,8 +53,8 @@ wait "$cycle" || vm_fail "$(cat /tmp/devremove.err 2>/dev/null)"
 vm_wait 10 vm_rxe_active || vm_fail "rxe0 not ACTIVE after it was added again"
 
 # the portal listens again without an admin step
-dmesg | grep -E 'ib_isert: .*(device removed|DEVICE_REMOVAL|listening again)'
-dmesg | grep -q 'ib_isert: portal .*listening again' ||
+vm_scen_dmesg | grep -E 'ib_isert: .*(device removed|DEVICE_REMOVAL|listening again)'
+vm_scen_dmesg | grep -q 'ib_isert: portal .*listening again' ||
 	vm_fail "the iSER portal did not listen again after the device came back"
 vm_wait 60 sh -c "iscsiadm -m session -P 1 | grep -q 'iSCSI Session State: LOGGED_IN'" ||
 	vm_fail "session not logged in again: $(iscsiadm -m session -P 1 2>&1 | grep -E 'State' | paste -sd ' ' -)"
@@ -70,14 +70,14 @@ np=$VM_TGT_IP:$VM_ISER_PORT
 vm_must timeout 150 rdma link delete rxe0
 sleep 5	# a few relisten attempts fail meanwhile
 vm_tcli "/iscsi/$VM_TARGET_IQN/tpg1/portals/$np enable_iser false"
-relistened=$(dmesg | grep -c 'ib_isert: portal .*listening again')
+relistened=$(vm_scen_dmesg | grep -c 'ib_isert: portal .*listening again')
 vm_must rdma link add rxe0 type rxe netdev veth0
 vm_wait 10 vm_rxe_active || vm_fail "rxe0 not ACTIVE after it was added again"
 sleep 3	# a relisten work left running would listen now
-[ "$(dmesg | grep -c 'ib_isert: portal .*listening again')" = "$relistened" ] ||
+[ "$(vm_scen_dmesg | grep -c 'ib_isert: portal .*listening again')" = "$relistened" ] ||
 	vm_fail "a disabled portal listened again"
 vm_tcli "/iscsi/$VM_TARGET_IQN/tpg1/portals/$np enable_iser true"
-dmesg | grep -E 'ib_isert: .*portal' | tail -n 4
+vm_scen_dmesg | grep -E 'ib_isert: .*portal' | tail -n 4
 dev=$(vm_login_disk) || exit 1
 printf '%s\n' '[after-disable]' 'rw=randwrite' 'bs=8k' 'iodepth=8' 'size=4M' |
 	vm_fio "$dev" after-disable || exit 1

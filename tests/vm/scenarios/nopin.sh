@@ -35,15 +35,15 @@ vm_log "nopin_timeout $(cat "$attr/nopin_timeout") s, nopin_response_timeout $(c
 printf '%s\n' '[during-nopin]' 'rw=randwrite' 'bs=4k' 'iodepth=4' 'size=4M' \
 	'rate_iops=60' | vm_fio "$dev" during-nopin || exit 1
 sleep 6	# idle: pings without I/O too
-answers=$(dmesg | grep -c 'Got NOPOUT Ping Response')
+answers=$(vm_scen_dmesg | grep -c 'Got NOPOUT Ping Response')
 vm_log "NOP-Out answers to unsolicited NOP-Ins seen by LIO: $answers"
-dmesg | grep -E 'Sending Unsolicited NOPIN|Got NOPOUT Ping Response' | tail -n 2
+vm_scen_dmesg | grep -E 'Sending Unsolicited NOPIN|Got NOPOUT Ping Response' | tail -n 2
 if [ -w "$dyndbg" ]; then
 	[ "$answers" -ge 2 ] || vm_fail "no answers to the target's NOP-In pings ($answers)"
 fi
-dmesg | grep -q 'Did not receive response to NOPIN' &&
-	vm_fail "LIO timed out a NOP-In ping: $(dmesg | grep -m1 'Did not receive response to NOPIN')"
-dmesg | grep -qE 'ib_isert: connection from .*closing' &&
-	vm_fail "the connection was closed: $(dmesg | grep -m1 -E 'ib_isert: connection from .*closing')"
+vm_scen_dmesg | grep -q 'Did not receive response to NOPIN' &&
+	vm_fail "LIO timed out a NOP-In ping: $(vm_scen_dmesg | grep -m1 'Did not receive response to NOPIN')"
+vm_scen_dmesg | grep -qE 'ib_isert: connection from .*closing' &&
+	vm_fail "the connection was closed: $(vm_scen_dmesg | grep -m1 -E 'ib_isert: connection from .*closing')"
 [ "$(vm_session_count)" = 1 ] || vm_fail "session lost while the target pinged"
 vm_logout_check "$dev"
