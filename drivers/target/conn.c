@@ -416,7 +416,7 @@ static int ist_connect_request(struct rdma_cm_id *cm_id,
 	spin_unlock_bh(&np->np_thread_lock);
 	if (!enabled) {
 		pr_info_ratelimited("rejecting %pISpc: portal disabled\n", &src);
-		return rdma_reject(cm_id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
+		goto reject;
 	}
 
 	ret = isdm_cm_req_parse(event->param.conn.private_data,
@@ -424,7 +424,7 @@ static int ist_connect_request(struct rdma_cm_id *cm_id,
 	if (ret) {
 		pr_warn_ratelimited("rejecting %pISpc: malformed iSER CM private data (%u bytes, %d)\n",
 				    &src, event->param.conn.private_data_len, ret);
-		return rdma_reject(cm_id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
+		goto reject;
 	}
 
 	ist_np_make_room(isnp, &src);
@@ -520,8 +520,12 @@ free:
 	ist_conn_free(ic);	/* destroys the queues too */
 reject:
 	rdma_reject(cm_id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
-	/* non-zero: rdma_cm destroys the id */
-	return -ENOMEM;
+	/*
+	 * Non-zero: rdma_cm destroys the new id. Returning rdma_reject()'s 0
+	 * would leak it, and with it a reference that keeps rdma_cm's device
+	 * removal waiting forever.
+	 */
+	return -ECONNREFUSED;
 }
 
 /* Hand a connection to LIO's login thread once it is usable. */
@@ -595,21 +599,74 @@ static struct rdma_cm_id *ist_listen(struct ist_np *isnp)
 	return id;
 }
 
-static int ist_np_cm_event(struct ist_np *isnp, struct rdma_cm_event *ev)
+/*
+ * The listener's device went away (or its address moved). rdma_cm must
+ * not destroy the id for us: ist_free_np() may be destroying it at the
+ * same time. Hand it to the relisten work, which destroys it and listens
+ * again once an RDMA device serves the portal's address.
+ */
+static int ist_np_cm_event(struct ist_np *isnp, struct rdma_cm_id *cm_id,
+			   struct rdma_cm_event *ev)
 {
+	bool lost = false;
+
 	switch (ev->event) {
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:
-		pr_info("portal %pISpc: device removed, listener closed\n",
-			&isnp->np->np_sockaddr);
+	case RDMA_CM_EVENT_ADDR_CHANGE:
 		mutex_lock(&isnp->lock);
-		isnp->cm_id = NULL;
+		if (isnp->cm_id == cm_id && !isnp->dead_id) {
+			isnp->cm_id = NULL;
+			isnp->dead_id = cm_id;
+			lost = true;
+			if (!isnp->closing)
+				queue_delayed_work(ist_wq, &isnp->relisten_work, 0);
+		}
 		mutex_unlock(&isnp->lock);
-		return 1;	/* rdma_cm destroys the listening id */
+		if (lost)
+			pr_info("portal %pISpc: %s, listening again when an RDMA device serves the address\n",
+				&isnp->np->np_sockaddr, rdma_event_msg(ev->event));
+		return 0;
 	default:
 		pr_debug("portal %pISpc: CM event %s\n",
 			 &isnp->np->np_sockaddr, rdma_event_msg(ev->event));
 		return 0;
 	}
+}
+
+static void ist_relisten_work(struct work_struct *work)
+{
+	struct ist_np *isnp = container_of(to_delayed_work(work), struct ist_np,
+					   relisten_work);
+	struct rdma_cm_id *dead, *id;
+	bool closing;
+
+	mutex_lock(&isnp->lock);
+	dead = isnp->dead_id;
+	isnp->dead_id = NULL;
+	closing = isnp->closing || isnp->cm_id;
+	mutex_unlock(&isnp->lock);
+	if (dead)
+		rdma_destroy_id(dead);	/* lets rdma_cm finish the removal */
+	if (closing)
+		return;
+
+	id = ist_listen(isnp);
+	mutex_lock(&isnp->lock);
+	if (IS_ERR(id)) {
+		if (!isnp->closing)
+			queue_delayed_work(ist_wq, &isnp->relisten_work,
+					   msecs_to_jiffies(IST_RELISTEN_MS));
+		id = NULL;
+	} else if (!isnp->closing && !isnp->cm_id) {
+		isnp->cm_id = id;
+		id = NULL;
+		pr_info("portal %pISpc: listening again on %s\n",
+			&isnp->np->np_sockaddr,
+			dev_name(&isnp->cm_id->device->dev));
+	}
+	mutex_unlock(&isnp->lock);
+	if (id)		/* ist_free_np() runs: it does not know this one */
+		rdma_destroy_id(id);
 }
 
 static int ist_cma_handler(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
@@ -618,7 +675,7 @@ static int ist_cma_handler(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
 		return ist_connect_request(cm_id, ev);
 	if (cm_id->qp)
 		return ist_conn_cm_event(cm_id->context, ev);
-	return ist_np_cm_event(cm_id->context, ev);
+	return ist_np_cm_event(cm_id->context, cm_id, ev);
 }
 
 /* ------------------------------------------------------------------ */
@@ -637,6 +694,7 @@ int ist_setup_np(struct iscsi_np *np, struct sockaddr_storage *ksockaddr)
 	mutex_init(&isnp->lock);
 	INIT_LIST_HEAD(&isnp->accepted);
 	INIT_LIST_HEAD(&isnp->pending);
+	INIT_DELAYED_WORK(&isnp->relisten_work, ist_relisten_work);
 	isnp->np = np;
 	memcpy(&np->np_sockaddr, ksockaddr, sizeof(*ksockaddr));
 
@@ -695,16 +753,25 @@ int ist_accept_np(struct iscsi_np *np, struct iscsit_conn *conn)
 void ist_free_np(struct iscsi_np *np)
 {
 	struct ist_np *isnp = np->np_context;
+	struct rdma_cm_id *id, *dead;
 	struct ist_conn *ic;
-	struct rdma_cm_id *id;
 
 	mutex_lock(&isnp->lock);
+	isnp->closing = true;
 	id = isnp->cm_id;
 	isnp->cm_id = NULL;
+	mutex_unlock(&isnp->lock);
+	/* a running relisten work sees @closing and drops its new id */
+	cancel_delayed_work_sync(&isnp->relisten_work);
+	mutex_lock(&isnp->lock);
+	dead = isnp->dead_id;
+	isnp->dead_id = NULL;
 	mutex_unlock(&isnp->lock);
 	/* after this no CONNECT_REQUEST can add to the lists */
 	if (id)
 		rdma_destroy_id(id);
+	if (dead)
+		rdma_destroy_id(dead);
 
 	for (;;) {
 		mutex_lock(&isnp->lock);

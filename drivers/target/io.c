@@ -24,6 +24,29 @@ static struct ist_cmd *ist_cmd_of(struct ib_cqe *cqe)
 	return container_of(cqe, struct ist_cmd, tx.cqe);
 }
 
+/*
+ * Commands LIO allocates itself (NOP-In pings from its nopin timer) reach
+ * the transport without our part filled in; bind them on first sight.
+ */
+static struct ist_cmd *ist_cmd_bind(struct iscsit_conn *conn,
+				    struct iscsit_cmd *cmd)
+{
+	struct ist_cmd *icmd = iscsit_priv_cmd(cmd);
+
+	if (!icmd->conn) {
+		icmd->conn = conn->context;
+		icmd->cmd = cmd;
+	}
+	return icmd;
+}
+
+/* an unsolicited NOP-In with a TTT: kept until the NOP-Out answers it */
+static bool ist_nopin_wants_answer(const struct iscsit_cmd *cmd)
+{
+	return cmd->iscsi_opcode == ISCSI_OP_NOOP_IN &&
+	       cmd->targ_xfer_tag != 0xFFFFFFFF;
+}
+
 static struct iscsit_cmd *ist_alloc_cmd(struct ist_conn *ic)
 {
 	struct iscsit_cmd *cmd;
@@ -89,6 +112,8 @@ static void ist_put_cmd(struct ist_cmd *icmd, bool comp_err)
 		break;
 	case ISCSI_OP_REJECT:
 	case ISCSI_OP_NOOP_OUT:
+	case ISCSI_OP_NOOP_IN:
+	case ISCSI_OP_ASYNC_EVENT:
 	case ISCSI_OP_TEXT:
 		hdr = (struct iscsi_text_rsp *)(icmd->tx.hdr + ISDM_HDR_LEN_EXT);
 		/* a Text command with more to come stays alive */
@@ -223,6 +248,13 @@ static void ist_send_done(struct ib_cq *cq, struct ib_wc *wc)
 		queue_work(ist_comp_wq, &icmd->comp_work);
 		break;
 	default:
+		if (ist_nopin_wants_answer(cmd)) {
+			/* LIO finds it by its TTT and removes it (ISTATE_REMOVE) */
+			spin_lock_bh(&cmd->istate_lock);
+			cmd->i_state = ISTATE_SENT_NOPIN_WANT_RESPONSE;
+			spin_unlock_bh(&cmd->istate_lock);
+			break;
+		}
 		cmd->i_state = ISTATE_SENT_STATUS;
 		ist_put_cmd(icmd, false);
 		break;
@@ -670,7 +702,7 @@ static int ist_put_nopin(struct iscsit_cmd *cmd, struct iscsit_conn *conn,
 
 	iscsit_build_nopin_rsp(cmd, conn, (struct iscsi_nopin *)bhs,
 			       nopout_response);
-	return ist_send(iscsit_priv_cmd(cmd), bhs, NULL, cmd->buf_ptr,
+	return ist_send(ist_cmd_bind(conn, cmd), bhs, NULL, cmd->buf_ptr,
 			cmd->buf_ptr ? cmd->buf_ptr_size : 0);
 }
 
@@ -680,9 +712,11 @@ int ist_immediate_queue(struct iscsit_conn *conn, struct iscsit_cmd *cmd,
 	switch (state) {
 	case ISTATE_REMOVE:
 		ist_unlink_cmd(conn, cmd);
-		ist_put_cmd(iscsit_priv_cmd(cmd), true);
+		ist_put_cmd(ist_cmd_bind(conn, cmd), true);
 		return 0;
 	case ISTATE_SEND_NOPIN_WANT_RESPONSE:
+	case ISTATE_SEND_NOPIN_NO_RESPONSE:
+		/* unsolicited ping from LIO's nopin timer */
 		return ist_put_nopin(cmd, conn, false);
 	default:
 		pr_err("unknown immediate state %d\n", state);
@@ -690,10 +724,38 @@ int ist_immediate_queue(struct iscsit_conn *conn, struct iscsit_cmd *cmd,
 	}
 }
 
+/*
+ * LIO queues an Asynchronous Message ("dropping connection", RFC 7143
+ * 11.9) on a surviving connection of a session when another one fails
+ * with connection recovery (ErrorRecoveryLevel 2, several connections);
+ * it allocates the command itself and builds nothing for the transport.
+ */
+static int ist_put_async(struct ist_cmd *icmd, struct iscsit_conn *conn)
+{
+	struct iscsit_cmd *cmd = icmd->cmd;
+	struct iscsi_sess_ops *so = conn->sess->sess_ops;
+	struct iscsi_async hdr = {};
+
+	cmd->init_task_tag = RESERVED_ITT;
+	cmd->targ_xfer_tag = 0xFFFFFFFF;
+	cmd->stat_sn = conn->stat_sn++;
+	hdr.opcode = ISCSI_OP_ASYNC_EVENT;
+	hdr.flags = ISCSI_FLAG_CMD_FINAL;
+	memset(hdr.rsvd4, 0xff, sizeof(hdr.rsvd4));	/* ITT 0xffffffff */
+	hdr.statsn = cpu_to_be32(cmd->stat_sn);
+	hdr.exp_cmdsn = cpu_to_be32(conn->sess->exp_cmd_sn);
+	hdr.max_cmdsn = cpu_to_be32((u32)atomic_read(&conn->sess->max_cmd_sn));
+	hdr.async_event = ISCSI_ASYNC_MSG_DROPPING_CONNECTION;
+	hdr.param1 = cpu_to_be16(cmd->logout_cid);
+	hdr.param2 = cpu_to_be16(so->DefaultTime2Wait);
+	hdr.param3 = cpu_to_be16(so->DefaultTime2Retain);
+	return ist_send(icmd, &hdr, NULL, NULL, 0);
+}
+
 int ist_response_queue(struct iscsit_conn *conn, struct iscsit_cmd *cmd,
 		       int state)
 {
-	struct ist_cmd *icmd = iscsit_priv_cmd(cmd);
+	struct ist_cmd *icmd = ist_cmd_bind(conn, cmd);
 	struct ist_conn *ic = conn->context;
 	u8 bhs[ISCSI_HDR_LEN] = {};
 	int ret;
@@ -727,6 +789,8 @@ int ist_response_queue(struct iscsit_conn *conn, struct iscsit_cmd *cmd,
 		return ist_send(icmd, bhs, NULL, cmd->buf_ptr, ret);
 	case ISTATE_SEND_STATUS:
 		return ist_queue_status(conn, cmd);
+	case ISTATE_SEND_ASYNCMSG:
+		return ist_put_async(icmd, conn);
 	default:
 		pr_err("unknown response state %d\n", state);
 		return -EINVAL;

@@ -62,12 +62,20 @@ enum ist_conn_state {
 	IST_CONN_DOWN,
 };
 
+/* how often a portal that lost its device tries to listen again */
+#define IST_RELISTEN_MS		2000
+
 /**
  * struct ist_np - a portal with iSER enabled
  * @np: LIO's portal
- * @cm_id: the listening rdma_cm id, NULL after device removal
+ * @cm_id: the listening rdma_cm id, NULL while there is no listener
+ * @dead_id: a listening id whose device went away, destroyed by
+ *	@relisten_work (never in its own CM handler)
+ * @closing: ist_free_np() runs; no new listener, no more @relisten_work
+ * @relisten_work: destroys @dead_id and listens again, every
+ *	IST_RELISTEN_MS until it succeeds
  * @sem: counts connections ready for ist_accept_np()
- * @lock: protects the lists, the counters and @cm_id
+ * @lock: protects the lists, the counters, @cm_id, @dead_id, @closing
  * @accepted: connections before their first login PDU (the pre-login set)
  * @pending: connections whose first login PDU arrived, not yet given to LIO
  * @nr_accepted: length of @accepted
@@ -75,8 +83,11 @@ enum ist_conn_state {
 struct ist_np {
 	struct iscsi_np		*np;
 	struct rdma_cm_id	*cm_id;
+	struct rdma_cm_id	*dead_id;
+	bool			closing;
+	struct delayed_work	relisten_work;
 	struct semaphore	sem;
-	struct mutex		lock;		/* lists, counter, cm_id */
+	struct mutex		lock;		/* lists, counter, ids, closing */
 	struct list_head	accepted;
 	struct list_head	pending;
 	unsigned int		nr_accepted;

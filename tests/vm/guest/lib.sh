@@ -78,6 +78,13 @@ vm_kmsg() {
 	echo "$*" >/dev/kmsg
 }
 
+# vm_scen_dmesg: the kernel log since this scenario began (its BEGIN
+# marker); earlier scenarios of the same boot are left out.
+vm_scen_dmesg() {
+	dmesg | awk -v b="iser-vm: BEGIN ${VM_SCEN_DIR##*/}" \
+		'index($0, b) { p = 1 } p { print }'
+}
+
 # ---------------------------------------------------------------------------
 # once per boot
 

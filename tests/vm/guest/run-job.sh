@@ -46,6 +46,9 @@ while read -r name ini tgt _default tmo body args <&3; do
 		elif [ $rc != 0 ]; then
 			reason=$(cat "$dir/reason" 2>/dev/null)
 			[ -n "$reason" ] || reason="scenario body exited with status $rc"
+		elif [ -s "$dir/reason" ]; then
+			# vm_fail in a subshell (e.g. "... | vm_fio") ended only that
+			reason=$(cat "$dir/reason")
 		fi
 	fi
 	{

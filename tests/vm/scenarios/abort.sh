@@ -1,0 +1,109 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# A command timeout that forces an ABORT TASK, then a target reset:
+#  1. the LUN is a block backstore on a dm-delay device (over a loop device
+#     on tmpfs), with no delay at first; a fio verify job passes;
+#  2. the disk's SCSI timeout is set to 5 s and the delay to 60 s; a read
+#     times out, the SCSI midlayer sends ABORT TASK, LIO finds the task
+#     ("ABORT_TASK: Found referenced"); the delay is then removed, the
+#     aborted command completes in the backend, the abort completes and
+#     the read is retried and succeeds; the disk's iotmo_cnt counts it;
+#  3. "sg_reset -t" (TARGET WARM RESET): LIO refuses it (its node attribute
+#     tmr_warm_reset cannot be set), so the initiator escalates to a
+#     session reset; the session must come back;
+#  4. a fio verify job passes afterwards, logout, modules unload.
+
+vm_rxe_up
+vm_load_roles
+vm_must modprobe loop
+vm_must modprobe dm_delay
+vm_must truncate -s "$VM_LUN_SIZE" /tmp/slow.img
+loopdev=$(losetup -f --show /tmp/slow.img) || vm_fail "losetup failed"
+sectors=$(blockdev --getsz "$loopdev")
+dm_table() { # DELAY_MS
+	echo "0 $sectors delay $loopdev 0 $1"
+}
+vm_must dmsetup create --noudevsync isdm_slow --table "$(dm_table 0)"
+# no udev in the guest: dmsetup makes the node itself
+vm_must dmsetup mknodes isdm_slow
+[ -b /dev/mapper/isdm_slow ] || vm_fail "/dev/mapper/isdm_slow missing after dmsetup mknodes"
+# the dm device and the loop device go away even when the scenario fails;
+# vm_teardown only knows LIO, so clean up after targetcli clearconfig here
+abort_cleanup() {
+	timeout 60 targetcli clearconfig confirm=True >/dev/null 2>&1
+	dmsetup remove --noudevsync isdm_slow >/dev/null 2>&1
+	losetup -d "$loopdev" >/dev/null 2>&1
+	rm -f /tmp/slow.img
+}
+trap abort_cleanup EXIT
+
+vm_target_setup
+t=/iscsi/$VM_TARGET_IQN/tpg1
+vm_tcli "/backstores/block create name=slow dev=/dev/mapper/isdm_slow" \
+	"$t/luns create /backstores/block/slow"
+[ -d "/sys/kernel/config/target/iscsi/$VM_TARGET_IQN/tpgt_1/lun/lun_1" ] ||
+	vm_fail "target: LUN 1 (block on dm-delay) missing in configfs"
+[ -d "/sys/kernel/config/target/iscsi/$VM_TARGET_IQN/tpgt_1/acls/$VM_INITIATOR_IQN/lun_1" ] ||
+	vm_fail "target: LUN 1 not mapped in the ACL"
+vm_iscsid_start
+vm_discover >/dev/null 2>&1 || vm_fail "SendTargets discovery failed"
+vm_node_new
+vm_node_set node.session.timeo.replacement_timeout 120
+vm_login || vm_fail "login failed"
+vm_check_iser_session
+slow_disk() { # the disk of LUN 1
+	local b
+	for b in /sys/class/iscsi_session/session*/device/target*/*:1/block/*; do
+		[ -e "$b" ] && echo "/dev/$(basename "$b")" && return 0
+	done
+	return 1
+}
+vm_wait 30 slow_disk || vm_fail "no disk for LUN 1"
+dev=$(slow_disk)
+sd=${dev#/dev/}
+vm_wait 10 test -b "$dev" || vm_fail "$dev did not appear"
+
+# 1. no delay: verified I/O
+printf '%s\n' '[before]' 'rw=randwrite' 'bs=16k' 'iodepth=8' 'size=8M' |
+	vm_fio "$dev" before || exit 1
+
+# 2. a read that outlives the SCSI timeout
+vm_must sh -c "echo 5 >/sys/block/$sd/device/timeout"
+tmo0=$(($(cat "/sys/block/$sd/device/iotmo_cnt")))
+vm_must dmsetup suspend --noudevsync isdm_slow
+vm_must dmsetup load isdm_slow --table "$(dm_table 60000)"
+vm_must dmsetup resume --noudevsync isdm_slow
+vm_log "dm-delay: 60 s, SCSI timeout 5 s"
+dd if="$dev" of=/dev/null bs=4k count=1 skip=4000 iflag=direct 2>/tmp/dd.err &
+ddpid=$!
+task_found() { vm_scen_dmesg | grep -q 'ABORT_TASK: Found referenced'; }
+vm_wait 50 task_found ||
+	vm_fail "no ABORT TASK reached the target within 50 s"
+vm_scen_dmesg | grep -E 'ABORT_TASK' | head -n 2
+# remove the delay: the backend completes the aborted read, LIO answers
+# the abort, the midlayer retries the read
+vm_must dmsetup suspend --noudevsync isdm_slow
+vm_must dmsetup load isdm_slow --table "$(dm_table 0)"
+vm_must dmsetup resume --noudevsync isdm_slow
+vm_wait 60 sh -c "! kill -0 $ddpid" || vm_fail "the read did not finish 60 s after the delay was removed"
+wait "$ddpid" || vm_fail "the read failed after the abort: $(cat /tmp/dd.err)"
+vm_scen_dmesg | grep -E 'ABORT_TASK: Sending' | head -n 1
+tmo1=$(($(cat "/sys/block/$sd/device/iotmo_cnt")))
+[ "$tmo1" -gt "$tmo0" ] || vm_fail "iotmo_cnt did not grow ($tmo0 -> $tmo1): no command timed out"
+vm_log "read timed out ($((tmo1 - tmo0)) timeout(s)), was aborted and retried successfully"
+vm_must sh -c "echo 30 >/sys/block/$sd/device/timeout"
+
+# 3. target warm reset (LIO refuses it; the initiator resets the session)
+vm_run timeout 120 sg_reset -t "$dev"
+vm_log "sg_reset -t returned $?"
+vm_wait 60 sh -c "iscsiadm -m session -P 1 | grep -q 'iSCSI Session State: LOGGED_IN'" ||
+	vm_fail "session not logged in after the target reset"
+[ "$(vm_session_count)" = 1 ] || vm_fail "expected 1 session after the target reset"
+vm_scen_dmesg | grep -E 'TARGET_WARM_RESET|isert.*closing' | tail -n 3
+
+# 4. verified I/O again
+vm_wait 30 test -b "$dev" || vm_fail "$dev gone after the target reset"
+printf '%s\n' '[after]' 'rw=randwrite' 'bsrange=4k-64k' 'blockalign=4k' \
+	'iodepth=16' 'size=12M' 'offset=16M' | vm_fio "$dev" after || exit 1
+vm_logout_check "$dev"

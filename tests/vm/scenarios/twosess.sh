@@ -1,0 +1,71 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Two sessions at once: a second target (tgt1, its own 64 MiB ramdisk)
+# shares the iSER portal 192.168.77.1:3260 with tgt0; the initiator logs in
+# to both, gets two iSER sessions and two disks, and runs a fio verify job
+# on each concurrently; both must pass. Then both log out.
+
+iqn2=${VM_TARGET_IQN%:*}:tgt1
+t2=/iscsi/$iqn2/tpg1
+vm_rxe_up
+vm_load_roles
+vm_target_setup
+vm_tcli "/backstores/ramdisk create name=lun1 size=$VM_LUN_SIZE" \
+	"/iscsi create $iqn2" \
+	"$t2/luns create /backstores/ramdisk/lun1" \
+	"$t2/portals create $VM_TGT_IP $VM_ISER_PORT" \
+	"$t2/portals/$VM_TGT_IP:$VM_ISER_PORT enable_iser true" \
+	"$t2/acls create $VM_INITIATOR_IQN" \
+	"$t2 set attribute authentication=0"
+[ "$(cat "/sys/kernel/config/target/iscsi/$iqn2/tpgt_1/np/$VM_TGT_IP:$VM_ISER_PORT/iser" 2>/dev/null)" = 1 ] ||
+	vm_fail "target: $iqn2 has no iSER portal in configfs"
+vm_iscsid_start
+vm_node_new
+vm_must iscsiadm -m node -T "$iqn2" -p "$VM_TGT_IP:$VM_ISER_PORT" -I iser -o new
+vm_login || vm_fail "login to $VM_TARGET_IQN failed"
+vm_run timeout 120 iscsiadm -m node -T "$iqn2" -p "$VM_TGT_IP:$VM_ISER_PORT" \
+	-I iser --login || vm_fail "login to $iqn2 failed"
+s=$(iscsiadm -m session 2>&1)
+vm_log "sessions: $s"
+[ "$(echo "$s" | grep -c "^iser: ")" = 2 ] || vm_fail "expected 2 iSER sessions: $s"
+
+disk_of() { # IQN: the disk of the session to IQN
+	local sd b
+	for sd in /sys/class/iscsi_session/session*; do
+		[ "$(cat "$sd/targetname")" = "$1" ] || continue
+		for b in "$sd"/device/target*/*/block/*; do
+			[ -e "$b" ] && echo "/dev/$(basename "$b")" && return 0
+		done
+	done
+	return 1
+}
+vm_wait 30 disk_of "$VM_TARGET_IQN" || vm_fail "no disk for $VM_TARGET_IQN"
+vm_wait 30 disk_of "$iqn2" || vm_fail "no disk for $iqn2"
+dev0=$(disk_of "$VM_TARGET_IQN")
+dev1=$(disk_of "$iqn2")
+vm_wait 10 test -b "$dev0" -a -b "$dev1" || vm_fail "$dev0 or $dev1 did not appear"
+[ "$dev0" != "$dev1" ] || vm_fail "both sessions report $dev0"
+vm_check_disk "$dev0"
+vm_check_disk "$dev1"
+dmesg | grep -E 'ib_isert: normal session' | tail -n 2
+
+jobs_for() { # TAG
+	printf '%s\n' "[$1-rand]" 'rw=randwrite' 'bsrange=4k-128k' \
+		'blockalign=4k' 'iodepth=32' 'size=24M' "[$1-seq]" 'rw=write' \
+		'bs=256k' 'iodepth=8' 'size=16M' 'offset=32M'
+}
+jobs_for s0 | vm_fio "$dev0" s0 &
+p0=$!
+jobs_for s1 | vm_fio "$dev1" s1 &
+p1=$!
+r0=0 r1=0
+wait "$p0" || r0=$?
+wait "$p1" || r1=$?
+[ $r0 = 0 ] || vm_fail "fio on $dev0 ($VM_TARGET_IQN): $(cat "$VM_SCEN_DIR/fio-s0.err" 2>/dev/null)"
+[ $r1 = 0 ] || vm_fail "fio on $dev1 ($iqn2): $(cat "$VM_SCEN_DIR/fio-s1.err" 2>/dev/null)"
+vm_log "concurrent verified I/O on both sessions passed"
+
+vm_run timeout 120 iscsiadm -m node -T "$iqn2" -p "$VM_TGT_IP:$VM_ISER_PORT" \
+	-I iser --logout || vm_fail "logout of $iqn2 failed"
+vm_logout_check "$dev0"
