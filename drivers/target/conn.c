@@ -254,6 +254,37 @@ static void ist_conn_drop_unbound(struct ist_conn *ic, const char *why)
 	queue_work(ist_wq, &ic->release_work);
 }
 
+/*
+ * LIO's login work runs only when we queue it (for TCP, a socket state
+ * change does that too). A connection that goes away between login PDUs
+ * must wake it, or the half-done login keeps its session and ACL forever:
+ * ist_get_login_rx() then fails and LIO drops the login. While LIO still
+ * works on a PDU, ist_put_login_tx() wakes it once it waits again; not at
+ * all once the final response is built (LIO has released the login).
+ */
+static void ist_login_wake(struct ist_conn *ic)
+{
+	lockdep_assert_held(&ic->lock);
+	complete(&ic->login_req_comp);
+	queue_delayed_work(ist_login_wq, &ic->conn->login_work, 0);
+}
+
+static bool ist_login_abort(struct ist_conn *ic)
+{
+	bool abort;
+
+	mutex_lock(&ic->lock);
+	abort = ic->state == IST_CONN_BOUND && ic->conn && !ic->login_done &&
+		!ic->login_closed;
+	if (abort) {
+		ic->login_closed = true;
+		if (ic->login_waiting)
+			ist_login_wake(ic);
+	}
+	mutex_unlock(&ic->lock);
+	return abort;
+}
+
 /**
  * ist_conn_fail() - take down a connection after an error
  * @ic: the connection
@@ -277,6 +308,10 @@ void ist_conn_fail(struct ist_conn *ic, const char *why, int err)
 		ist_conn_drop_unbound(ic, why);
 		break;
 	case IST_CONN_BOUND:
+		if (ist_login_abort(ic))
+			pr_info_ratelimited("connection from %pISpc: %s during login; login dropped\n",
+					    &ic->src, why);
+		fallthrough;
 	case IST_CONN_FULL_FEATURE:
 		if (err)
 			pr_err_ratelimited("connection from %pISpc: %s (%d); closing\n",
@@ -902,6 +937,7 @@ static void ist_login_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	}
 	ic->login_len = wc->byte_len;
+	ic->login_waiting = false;
 	ist_login_to_lio(ic, login);
 	queue_delayed_work(ist_login_wq, &ic->conn->login_work, 0);
 	complete(&ic->login_req_comp);
@@ -923,7 +959,10 @@ int ist_get_login_rx(struct iscsit_conn *conn, struct iscsi_login *login)
 	if (ret)
 		return ret;
 	reinit_completion(&ic->login_req_comp);
-	return 0;
+	mutex_lock(&ic->lock);
+	ret = ic->login_closed ? -ENOTCONN : 0;
+	mutex_unlock(&ic->lock);
+	return ret;
 }
 
 static void ist_login_send_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -980,6 +1019,9 @@ int ist_put_login_tx(struct iscsit_conn *conn, struct iscsi_login *login,
 			 * Sent by ist_get_rx_pdu() once LIO registered the
 			 * session and the full-feature buffers are posted.
 			 */
+			mutex_lock(&ic->lock);
+			ic->login_done = true;
+			mutex_unlock(&ic->lock);
 			ic->login_rsp_pending = true;
 			return 0;
 		}
@@ -988,6 +1030,13 @@ int ist_put_login_tx(struct iscsit_conn *conn, struct iscsi_login *login,
 			ist_tx_unmap(ic, tx);
 			return ret;
 		}
+		/* LIO waits for the next PDU once this returns */
+		mutex_lock(&ic->lock);
+		if (ic->login_closed)
+			ist_login_wake(ic);
+		else
+			ic->login_waiting = true;
+		mutex_unlock(&ic->lock);
 	}
 	return ist_login_send(ic);
 }

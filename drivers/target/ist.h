@@ -135,6 +135,13 @@ struct ist_tx_desc {
  * @login_rsp_dma: its DMA address
  * @login_req_comp: a login PDU is ready for LIO
  * @login_rsp_pending: the final login response waits for ist_get_rx_pdu()
+ * @login_done: LIO built the final login response; its login work is done
+ *	with the connection (under @lock)
+ * @login_waiting: LIO's login work waits for the next login PDU (a
+ *	non-final response was posted; under @lock)
+ * @login_closed: the connection failed during login: LIO's login work is
+ *	woken, or will be once it waits, and ist_get_login_rx() fails
+ *	(under @lock)
  * @login_tx_done: completed when no login response is in flight
  * @rx: full-feature receive buffers
  * @nr_rx: how many
@@ -171,6 +178,9 @@ struct ist_conn {
 	u64			login_rsp_dma;
 	struct completion	login_req_comp;
 	bool			login_rsp_pending;
+	bool			login_done;
+	bool			login_waiting;
+	bool			login_closed;
 	struct completion	login_tx_done;
 
 	struct isdm_rx_desc	*rx;

@@ -9,9 +9,10 @@
 #             the initiator, expecting the target's secret, logs in and
 #             moves verified data
 #   --mutual-bad  (after --mutual) last, the initiator expects another
-#             target secret and refuses the login; neither target
-#             recovers from that (see Documentation/testing-vm.md), so only
-#             rows outside the default sets use it
+#             target secret and refuses the login; the target must drop
+#             the half-done login (teardown's clearconfig would hang on
+#             its ACL otherwise). The in-tree pair does not recover from
+#             this (see Documentation/testing-vm.md)
 
 user=iservm
 pass=iser-vm-secret-1
