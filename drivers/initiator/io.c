@@ -42,16 +42,34 @@ static void isi_wc_error(struct isi_conn *ic, struct ib_wc *wc,
 /* ---- fast registration descriptors ---- */
 
 /**
+ * isi_io_pages() - 4 KiB pages of the largest transfer of one command
+ * @ib_dev: the RDMA device of the session's connection
+ * @max_io_kb: what the administrator asked for (module parameter)
+ *
+ * An FRWR maps the transfer page by page, plus one page when the buffer
+ * does not start on a page boundary, so the device's fast registration
+ * page list bounds the transfer to one page less than its length.
+ *
+ * Return: the number of pages, at least 1.
+ */
+u32 isi_io_pages(struct ib_device *ib_dev, u32 max_io_kb)
+{
+	u32 dev = ib_dev->attrs.max_fast_reg_page_list_len;
+
+	return clamp_t(u32, max_io_kb / (SZ_4K / SZ_1K), 1,
+		       dev > 1 ? dev - 1 : 1);
+}
+
+/**
  * isi_fr_pool_init() - allocate one FRWR descriptor per task
  * @ic: the connection
  * @nr: tasks of the session
+ * @pages: pages one descriptor maps (the session's sg_tablesize + 1)
  *
  * Return: 0, -ENOMEM or the error of ib_alloc_mr().
  */
-int isi_fr_pool_init(struct isi_conn *ic, u32 nr)
+int isi_fr_pool_init(struct isi_conn *ic, u32 nr, u32 pages)
 {
-	u32 pages = min_t(u32, ISI_MR_PAGES,
-			  ic->dev->ib_dev->attrs.max_fast_reg_page_list_len);
 	u32 i;
 
 	ic->frs = kcalloc(nr, sizeof(*ic->frs), GFP_KERNEL);

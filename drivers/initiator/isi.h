@@ -34,11 +34,16 @@
 #define ISI_RX_MIN		16
 /* unsolicited Data-Out sends in flight beyond one per task */
 #define ISI_DATAOUT_MAX		256
-/* scatterlist entries and transfer size of one command */
-#define ISI_SG_TABLESIZE	128
-#define ISI_MAX_SECTORS		1024
-/* pages of an FRWR: the transfer plus one for a misaligned first page */
-#define ISI_MR_PAGES		(ISI_MAX_SECTORS * 512 / SZ_4K + 1)
+/*
+ * Largest transfer of one command (module parameter max_io_kb): the
+ * default, and the range accepted. A session gets at most what the
+ * device's fast registration page list holds (one page of it kept for a
+ * misaligned first page); the SCSI host's sg_tablesize is that many 4 KiB
+ * pages and its max_sectors as many bytes.
+ */
+#define ISI_MAX_IO_KB_DEF	512
+#define ISI_MAX_IO_KB_MIN	64
+#define ISI_MAX_IO_KB_MAX	16384
 
 enum isi_state {
 	ISI_PENDING = 1,
@@ -222,7 +227,8 @@ struct isi_conn {
 extern struct workqueue_struct *isi_release_wq;
 
 /* io.c */
-int isi_fr_pool_init(struct isi_conn *ic, u32 nr);
+int isi_fr_pool_init(struct isi_conn *ic, u32 nr, u32 pages);
+u32 isi_io_pages(struct ib_device *ib_dev, u32 max_io_kb);
 void isi_reg_done(struct ib_cq *cq, struct ib_wc *wc);
 void isi_fr_pool_destroy(struct isi_conn *ic);
 int isi_xmit_task(struct iscsi_task *task);

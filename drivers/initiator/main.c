@@ -28,6 +28,22 @@ module_param(rx_budget_kb, uint, 0644);
 MODULE_PARM_DESC(rx_budget_kb,
 		 "KiB of full-feature receive buffers per connection on InfiniBand/RoCE (at least 16 buffers; default 4096)");
 
+static unsigned int max_io_kb = ISI_MAX_IO_KB_DEF;
+
+static int isi_max_io_set(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, ISI_MAX_IO_KB_MIN,
+				     ISI_MAX_IO_KB_MAX);
+}
+
+static const struct kernel_param_ops isi_max_io_ops = {
+	.set	= isi_max_io_set,
+	.get	= param_get_uint,
+};
+module_param_cb(max_io_kb, &isi_max_io_ops, &max_io_kb, 0644);
+MODULE_PARM_DESC(max_io_kb,
+		 "largest transfer of one SCSI command in KiB (64-16384, default 512), bounded by the RDMA device; read when a session is created");
+
 struct workqueue_struct *isi_release_wq;
 static struct scsi_transport_template *isi_scsi_transport;
 static LIST_HEAD(isi_conn_list);
@@ -382,8 +398,9 @@ static ISDM_SHT_CONST struct scsi_host_template isi_sht = {
 	.proc_name		= "iscsi_iser",
 	.queuecommand		= iscsi_queuecommand,
 	.change_queue_depth	= scsi_change_queue_depth,
-	.sg_tablesize		= ISI_SG_TABLESIZE,
-	.max_sectors		= ISI_MAX_SECTORS,
+	/* per session from max_io_kb, see isi_session_create() */
+	.sg_tablesize		= ISI_MAX_IO_KB_DEF / (SZ_4K / SZ_1K),
+	.max_sectors		= ISI_MAX_IO_KB_DEF * (SZ_1K >> SECTOR_SHIFT),
 	.cmd_per_lun		= ISI_CMDS_MAX,
 	.eh_timed_out		= iscsi_eh_cmd_timed_out,
 	.eh_abort_handler	= iscsi_eh_abort,
@@ -425,19 +442,15 @@ static void isi_host_update(struct isi_conn *ic, struct iscsi_conn *conn,
 {
 	struct Scsi_Host *shost = conn->session->host;
 	struct isi_host *ih = iscsi_host_priv(shost);
-	u32 pages;
 
 	mutex_lock(&ih->lock);
 	ih->up = up;
 	if (up) {
-		pages = min_t(u32, ISI_MR_PAGES,
-			      ic->dev->ib_dev->attrs.max_fast_reg_page_list_len);
 		ih->starts++;
 		ih->mode = ic->mode;
 		ih->ird = ic->ird;
 		ih->ord = ic->ord;
-		ih->max_io = min_t(u32, shost->max_sectors << SECTOR_SHIFT,
-				   (pages - 1) * SZ_4K);
+		ih->max_io = shost->max_sectors << SECTOR_SHIFT;
 		ih->nr_rx = ic->nr_rx;
 		ih->rx_data_max = ic->rx_data_max;
 	}
@@ -452,6 +465,7 @@ isi_session_create(struct iscsi_endpoint *ep, u16 cmds_max, u16 qdepth,
 	struct Scsi_Host *shost;
 	struct isi_host *ih;
 	struct isi_conn *ic;
+	u32 want, pages;
 	char name[24];
 	int ret;
 
@@ -471,8 +485,15 @@ isi_session_create(struct iscsi_endpoint *ep, u16 cmds_max, u16 qdepth,
 	shost->max_id = 0;
 	shost->max_channel = 0;
 	shost->max_cmd_len = 16;
-	shost->sg_tablesize = ISI_SG_TABLESIZE;
-	shost->max_sectors = ISI_MAX_SECTORS;
+	want = READ_ONCE(max_io_kb);
+	pages = isi_io_pages(ic->dev->ib_dev, want);
+	if (pages * (SZ_4K / SZ_1K) < want)
+		pr_info_ratelimited("max_io_kb %u: %s registers at most %u KiB per command\n",
+				    want, dev_name(&ic->dev->ib_dev->dev),
+				    pages * (SZ_4K / SZ_1K));
+	/* chained scatterlists beyond SG_CHUNK_SIZE entries */
+	shost->sg_tablesize = pages;
+	shost->max_sectors = pages * (SZ_4K >> SECTOR_SHIFT);
 	shost->can_queue = min_t(u16, cmds_max, ISI_CMDS_MAX);
 	/* FRWR with IB_MR_TYPE_MEM_REG: every middle entry a whole page */
 	shost->virt_boundary_mask = SZ_4K - 1;
@@ -548,7 +569,8 @@ static int isi_conn_bind(struct iscsi_cls_session *cls_session,
 		ret = -EINVAL;
 		goto unlock;
 	}
-	ret = isi_fr_pool_init(ic, conn->session->cmds_max);
+	ret = isi_fr_pool_init(ic, conn->session->cmds_max,
+			       conn->session->host->sg_tablesize + 1);
 	if (ret)
 		goto unlock;
 	conn->dd_data = ic;

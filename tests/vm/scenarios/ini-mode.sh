@@ -6,6 +6,11 @@
 # in "iscsiadm -m session -P 3", both checked against what was configured.
 #   KEY=VALUE   a line "KEY: VALUE" expected in the debugfs file (e.g.
 #               header=28 zbva=0 send_with_invalidate=1)
+#   --max-io-kb N[:E]  set ib_iser's max_io_kb to N before the login (after
+#               checking that out-of-range values are refused); the
+#               session must then transfer E KiB per command (default N;
+#               less when the device bounds it) and a fio job with E KiB
+#               blocks must verify
 # The iSCSI side is fixed: the node record asks for MaxRecvDataSegmentLength
 # (InitiatorRecvDataSegmentLength with iSER) 65536, FirstBurstLength 32768,
 # MaxBurstLength 131072, ImmediateData Yes, InitialR2T No; the TPG allows
@@ -15,8 +20,32 @@
 # the default rx_budget_kb (4096) on RoCE there are 60 of them (17 pages
 # each).
 
+max_io=""
+expect=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--max-io-kb) max_io=$2; shift ;;
+	*=*) expect+=("$1") ;;
+	*) vm_fail "ini-mode.sh: bad argument $1" ;;
+	esac
+	shift
+done
+io_kb=${max_io%%:*}
+io_want=${max_io##*:}
+
 vm_rxe_up
 vm_load_roles
+if [ -n "$max_io" ]; then
+	p=/sys/module/ib_iser/parameters/max_io_kb
+	[ "$(cat $p)" = 512 ] || vm_fail "max_io_kb is $(cat $p), not the default 512"
+	for bad in 0 63 16385 x; do
+		if echo "$bad" >"$p" 2>/dev/null; then
+			vm_fail "max_io_kb accepted $bad"
+		fi
+	done
+	echo "$io_kb" >"$p" || vm_fail "max_io_kb refused $io_kb"
+	vm_log "max_io_kb: $(cat $p) (out-of-range values refused)"
+fi
 vm_target_setup
 vm_tcli "/iscsi/$VM_TARGET_IQN/tpg1 set parameter InitialR2T=No"
 vm_iscsid_start
@@ -47,7 +76,7 @@ f=/sys/kernel/debug/ib_iser/$host/conn
 [ -r "$f" ] || vm_fail "no $f (debugfs: $(ls /sys/kernel/debug/ib_iser 2>&1))"
 mode=$(cat "$f")
 echo "$mode"
-for kv in state=up connections_started=1 rx_data_bytes=65536 rx_buffers=60 "$@"; do
+for kv in state=up connections_started=1 rx_data_bytes=65536 rx_buffers=60 "${expect[@]}"; do
 	echo "$mode" | grep -q "^${kv%%=*}: ${kv#*=}\( \|\$\)" ||
 		vm_fail "$f: expected ${kv%%=*}: ${kv#*=}, have: $(echo "$mode" | grep "^${kv%%=*}:")"
 done
@@ -55,6 +84,20 @@ max_io=$(echo "$mode" | awk '/^max_io_bytes:/ { print $2 }')
 [ "$((max_io / 1024))" = "$(cat "/sys/block/${dev#/dev/}/queue/max_hw_sectors_kb")" ] ||
 	vm_fail "max_io_bytes $max_io does not match max_hw_sectors_kb $(cat "/sys/block/${dev#/dev/}/queue/max_hw_sectors_kb")"
 vm_log "mode: $(echo "$mode" | paste -sd ';' -)"
+big=""
+if [ -n "$max_io" ]; then
+	[ "$max_io" = "$((io_want * 1024))" ] ||
+		vm_fail "max_io_kb $io_kb: the session transfers $((max_io / 1024)) KiB per command, expected $io_want"
+	# one command per I/O: let the block layer send what the host takes
+	echo "$io_want" >"/sys/block/${dev#/dev/}/queue/max_sectors_kb" ||
+		vm_fail "cannot raise max_sectors_kb of $dev to $io_want"
+	big="[big-${io_want}k-qd4]
+rw=randwrite
+bs=${io_want}k
+iodepth=4
+size=24M
+offset=32M"
+fi
 
 # unsolicited Data-Out up to FirstBurstLength, then the rest by RDMA Read
 vm_fio "$dev" mode <<-EOF
@@ -70,6 +113,7 @@ vm_fio "$dev" mode <<-EOF
 	iodepth=16
 	size=8M
 	offset=16M
+	$big
 EOF
 vm_logout_check "$dev"
 [ ! -e "/sys/kernel/debug/ib_iser/$host" ] ||
