@@ -2,7 +2,8 @@
 # shellcheck shell=bash
 #
 # fio with crc32c verification over an iSER session.
-#   --matrix  sequential and random, 4k..1M blocks, iodepth 1..64 (~170 MiB)
+#   --matrix  sequential and random, 4k..1M blocks, iodepth 1..128, writes
+#             and a 50/50 read/write mix, each verified (~190 MiB)
 #   --quick   one sequential and one random job (~40 MiB)
 #   --fileio  a fileio backstore instead of the ramdisk (rd_mcp)
 
@@ -78,6 +79,13 @@ else
 		blockalign=4k
 		iodepth=32
 		size=64M
+		[mixed-4k-128k-qd128]
+		rw=randrw
+		rwmixread=50
+		bsrange=4k-128k
+		blockalign=4k
+		iodepth=128
+		size=16M
 	EOF
 fi
 vm_logout_check "$dev"
