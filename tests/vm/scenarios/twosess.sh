@@ -4,7 +4,8 @@
 # Two sessions at once: a second target (tgt1, its own 64 MiB ramdisk)
 # shares the iSER portal 192.168.77.1:3260 with tgt0; the initiator logs in
 # to both, gets two iSER sessions and two disks, and runs a fio verify job
-# on each concurrently; both must pass. Then both log out.
+# on each concurrently; both must pass. Then both log out. Used for both
+# roles: each session must have its own SCSI host.
 
 iqn2=${VM_TARGET_IQN%:*}:tgt1
 t2=/iscsi/$iqn2/tpg1
@@ -46,6 +47,11 @@ dev0=$(disk_of "$VM_TARGET_IQN")
 dev1=$(disk_of "$iqn2")
 vm_wait 10 test -b "$dev0" -a -b "$dev1" || vm_fail "$dev0 or $dev1 did not appear"
 [ "$dev0" != "$dev1" ] || vm_fail "both sessions report $dev0"
+# one SCSI host per session, as open-iscsi expects of the transport
+h0=$(basename "$(readlink -f "/sys/block/${dev0#/dev/}/device/../../..")")
+h1=$(basename "$(readlink -f "/sys/block/${dev1#/dev/}/device/../../..")")
+vm_log "disks: $dev0 ($VM_TARGET_IQN, $h0), $dev1 ($iqn2, $h1)"
+[ "$h0" != "$h1" ] || vm_fail "both disks on one SCSI host $h0"
 vm_check_disk "$dev0"
 vm_check_disk "$dev1"
 dmesg | grep -E 'ib_isert: normal session' | tail -n 2
