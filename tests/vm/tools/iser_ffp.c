@@ -178,6 +178,29 @@ static int connect_target(const char *addr, const char *port)
 	return cm_wait(RDMA_CM_EVENT_ESTABLISHED, 10);
 }
 
+/* Receives that completed while a Send was awaited, oldest first. */
+static struct ibv_wc stashed[NR_RX];
+static int nr_stashed;
+/* the buffer recv_msg() handed out last, posted again on the next call */
+static int last_rx = -1;
+
+/* The next completion, or -1 when none came within WAIT_SEC. */
+static int wait_wc(struct ibv_wc *wc)
+{
+	double end = now() + WAIT_SEC;
+
+	while (now() < end) {
+		int n = ibv_poll_cq(cq, 1, wc);
+
+		if (n < 0)
+			return -1;
+		if (n == 1)
+			return 0;
+		usleep(1000);
+	}
+	return -1;
+}
+
 /* Send @len bytes of tx_buf; 0 when the Send completed successfully. */
 static int send_buf(uint32_t len)
 {
@@ -188,57 +211,46 @@ static int send_buf(uint32_t len)
 		.wr_id = ~0ULL, .sg_list = &sge, .num_sge = 1,
 		.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
 	}, *bad;
-	double end = now() + WAIT_SEC;
 	struct ibv_wc wc;
 
 	if (ibv_post_send(id->qp, &wr, &bad))
 		return -1;
-	while (now() < end) {
-		int n = ibv_poll_cq(cq, 1, &wc);
-
-		if (n < 0)
-			return -1;
-		if (n == 0) {
-			usleep(1000);
-			continue;
-		}
-		if (wc.wr_id != ~0ULL) {	/* a receive: not expected yet */
-			if (wc.status == IBV_WC_SUCCESS)
-				post_rx(wc.wr_id);
-			continue;
-		}
-		return wc.status == IBV_WC_SUCCESS ? 0 : -1;
+	while (!wait_wc(&wc)) {
+		if (wc.wr_id == ~0ULL)
+			return wc.status == IBV_WC_SUCCESS ? 0 : -1;
+		/* an answer may complete before our Send's completion */
+		if (nr_stashed < NR_RX)
+			stashed[nr_stashed++] = wc;
 	}
 	return -1;
 }
 
 /*
- * Wait for a received message; returns its length and buffer in @msg, or
- * -1 when none came in time or the connection failed.
+ * The next received message: its length, and its buffer in @msg (valid
+ * until the next call), or -1 when none came in time or the connection
+ * failed.
  */
 static int recv_msg(unsigned char **msg)
 {
-	double end = now() + WAIT_SEC;
 	struct ibv_wc wc;
 
-	while (now() < end) {
-		int n = ibv_poll_cq(cq, 1, &wc);
-
-		if (n < 0)
+	if (last_rx >= 0)
+		post_rx(last_rx);
+	last_rx = -1;
+	do {
+		if (nr_stashed) {
+			wc = stashed[0];
+			memmove(stashed, stashed + 1,
+				--nr_stashed * sizeof(stashed[0]));
+		} else if (wait_wc(&wc)) {
 			return -1;
-		if (n == 0) {
-			usleep(1000);
-			continue;
 		}
-		if (wc.status != IBV_WC_SUCCESS)
-			return -1;
-		if (wc.wr_id == ~0ULL)
-			continue;
-		*msg = rx_buf[wc.wr_id];
-		post_rx(wc.wr_id);	/* the tool reads it before the next one */
-		return wc.byte_len;
-	}
-	return -1;
+	} while (wc.wr_id == ~0ULL);	/* a stray Send completion */
+	if (wc.status != IBV_WC_SUCCESS)
+		return -1;
+	last_rx = wc.wr_id;
+	*msg = rx_buf[last_rx];
+	return wc.byte_len;
 }
 
 /* iSER expanded header (no STags) + BHS with @op, @flags, @dlen. */
