@@ -8,7 +8,7 @@
 #
 # Environment of a scenario (set by run-one.sh):
 #   VM_SCEN_DIR   per-scenario result directory (in the repository share)
-#   VM_INITIATOR  ours | intree    VM_TARGET  ours | intree
+#   VM_INITIATOR  ours | intree | none    VM_TARGET  ours | intree | none
 #   VM_MODDIR     where our .ko files are (build/<release>)
 
 VM_GUEST_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -171,13 +171,13 @@ vm_load_roles() {
 	ours) vm_insmod_ours iser_dm; vm_insmod_ours ib_iser ;;
 	intree) vm_modprobe_intree ib_iser ;;
 	none) ;;
-	*) vm_fail "bad initiator '$VM_INITIATOR' (ours|intree)" ;;
+	*) vm_fail "bad initiator '$VM_INITIATOR' (ours|intree|none)" ;;
 	esac
 	case ${VM_TARGET:-intree} in
 	ours) vm_insmod_ours iser_dm; vm_insmod_ours ib_isert ;;
 	intree) vm_modprobe_intree ib_isert ;;
 	none) ;;
-	*) vm_fail "bad target '$VM_TARGET' (ours|intree)" ;;
+	*) vm_fail "bad target '$VM_TARGET' (ours|intree|none)" ;;
 	esac
 	vm_log "modules: $(lsmod | awk 'NR > 1 && /iser|rxe|target_core|iscsi/ {print $1}' | tr '\n' ' ')"
 }

@@ -27,19 +27,14 @@
  * usage: iser_ffp [-m MODE] ADDR PORT.  Exit status 0 when it ran, 1 on a
  * local error (bad arguments, no RDMA device, connection refused).
  */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <netdb.h>
-#include <poll.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
-#include <rdma/rdma_cma.h>
 
-#include "isdm/iser_wire.h"
+#include "iser_tool.h"
 
 #define NR_RX		8
 #define RX_SIZE		(ISDM_HDR_LEN_EXT + ISDM_BHS_LEN + 8192)
@@ -51,222 +46,52 @@ static const char *const mode_names[] = {
 	"nop", "hello", "snack", "login", "scsi", "baddlen", "bigsend",
 };
 
-static struct rdma_event_channel *ch;
-static struct rdma_cm_id *id;
-static struct ibv_pd *pd;
-static struct ibv_cq *cq;
-static struct ibv_mr *rx_mr, *tx_mr;
-static unsigned char rx_buf[NR_RX][RX_SIZE];
-static unsigned char tx_buf[TX_SIZE];
-static int closed;
+static struct itool t;
 static uint32_t cmd_sn, exp_stat_sn;
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void put_be32(unsigned char *p, uint32_t v)
-{
-	v = htonl(v);
-	memcpy(p, &v, 4);
-}
-
-static uint32_t get_be32(const unsigned char *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return ntohl(v);
-}
-
-/* Wait for the CM event @want; note a disconnect on the way. */
-static int cm_wait(enum rdma_cm_event_type want, double secs)
-{
-	double end = now() + secs;
-
-	while (now() < end) {
-		struct pollfd pfd = { .fd = ch->fd, .events = POLLIN };
-		struct rdma_cm_event *ev;
-		enum rdma_cm_event_type got;
-
-		if (poll(&pfd, 1, 100) <= 0)
-			continue;
-		if (rdma_get_cm_event(ch, &ev))
-			return -1;
-		got = ev->event;
-		rdma_ack_cm_event(ev);
-		if (got == RDMA_CM_EVENT_DISCONNECTED)
-			closed = 1;
-		if (got == want)
-			return 0;
-		if (got != RDMA_CM_EVENT_DISCONNECTED &&
-		    got != RDMA_CM_EVENT_TIMEWAIT_EXIT)
-			return -1;
-	}
-	return -1;
-}
-
-/* Look for a disconnect without waiting for anything else. */
-static void cm_poll(double secs)
-{
-	cm_wait(RDMA_CM_EVENT_DISCONNECTED, secs);
-}
-
-static int post_rx(int i)
-{
-	struct ibv_sge sge = {
-		.addr = (uintptr_t)rx_buf[i], .length = RX_SIZE,
-		.lkey = rx_mr->lkey,
-	};
-	struct ibv_recv_wr wr = {
-		.wr_id = i, .sg_list = &sge, .num_sge = 1,
-	}, *bad;
-
-	return ibv_post_recv(id->qp, &wr, &bad);
-}
 
 static int connect_target(const char *addr, const char *port)
 {
 	struct addrinfo *ai, hints = { .ai_socktype = SOCK_STREAM };
-	struct ibv_qp_init_attr qa = {};
 	struct rdma_conn_param cp = {};
 	struct isdm_cm_req req = { .flags = ISDM_CM_ZBVA_EXC };
-	int i;
 
 	if (getaddrinfo(addr, port, &hints, &ai))
 		return -1;
-	ch = rdma_create_event_channel();
-	if (!ch || rdma_create_id(ch, &id, NULL, RDMA_PS_TCP) ||
-	    rdma_resolve_addr(id, NULL, ai->ai_addr, 2000) ||
-	    cm_wait(RDMA_CM_EVENT_ADDR_RESOLVED, 5) ||
-	    rdma_resolve_route(id, 2000) ||
-	    cm_wait(RDMA_CM_EVENT_ROUTE_RESOLVED, 5))
+	t.ch = rdma_create_event_channel();
+	if (!t.ch || rdma_create_id(t.ch, &t.id, NULL, RDMA_PS_TCP) ||
+	    rdma_resolve_addr(t.id, NULL, ai->ai_addr, 2000) ||
+	    itool_cm_wait(&t, RDMA_CM_EVENT_ADDR_RESOLVED, 5) ||
+	    rdma_resolve_route(t.id, 2000) ||
+	    itool_cm_wait(&t, RDMA_CM_EVENT_ROUTE_RESOLVED, 5))
 		return -1;
 	freeaddrinfo(ai);
-	pd = ibv_alloc_pd(id->verbs);
-	cq = pd ? ibv_create_cq(id->verbs, 32, NULL, NULL, 0) : NULL;
-	if (!cq)
+	if (itool_verbs_init(&t, NR_RX, RX_SIZE, TX_SIZE))
 		return -1;
-	qa.send_cq = cq;
-	qa.recv_cq = cq;
-	qa.qp_type = IBV_QPT_RC;
-	qa.cap.max_send_wr = 8;
-	qa.cap.max_recv_wr = NR_RX;
-	qa.cap.max_send_sge = 1;
-	qa.cap.max_recv_sge = 1;
-	if (rdma_create_qp(id, pd, &qa))
-		return -1;
-	rx_mr = ibv_reg_mr(pd, rx_buf, sizeof(rx_buf), IBV_ACCESS_LOCAL_WRITE);
-	tx_mr = ibv_reg_mr(pd, tx_buf, sizeof(tx_buf), 0);
-	if (!rx_mr || !tx_mr)
-		return -1;
-	for (i = 0; i < NR_RX; i++)
-		if (post_rx(i))
-			return -1;
 	cp.initiator_depth = 1;
 	cp.responder_resources = 1;
 	cp.retry_count = 7;
 	cp.rnr_retry_count = 7;
 	cp.private_data = &req;
 	cp.private_data_len = sizeof(req);
-	if (rdma_connect(id, &cp))
+	if (rdma_connect(t.id, &cp))
 		return -1;
-	return cm_wait(RDMA_CM_EVENT_ESTABLISHED, 10);
+	return itool_cm_wait(&t, RDMA_CM_EVENT_ESTABLISHED, 10);
 }
 
-/* Receives that completed while a Send was awaited, oldest first. */
-static struct ibv_wc stashed[NR_RX];
-static int nr_stashed;
-/* the buffer recv_msg() handed out last, posted again on the next call */
-static int last_rx = -1;
-
-/* The next completion, or -1 when none came within WAIT_SEC. */
-static int wait_wc(struct ibv_wc *wc)
-{
-	double end = now() + WAIT_SEC;
-
-	while (now() < end) {
-		int n = ibv_poll_cq(cq, 1, wc);
-
-		if (n < 0)
-			return -1;
-		if (n == 1)
-			return 0;
-		usleep(1000);
-	}
-	return -1;
-}
-
-/* Send @len bytes of tx_buf; 0 when the Send completed successfully. */
-static int send_buf(uint32_t len)
-{
-	struct ibv_sge sge = {
-		.addr = (uintptr_t)tx_buf, .length = len, .lkey = tx_mr->lkey,
-	};
-	struct ibv_send_wr wr = {
-		.wr_id = ~0ULL, .sg_list = &sge, .num_sge = 1,
-		.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
-	}, *bad;
-	struct ibv_wc wc;
-
-	if (ibv_post_send(id->qp, &wr, &bad))
-		return -1;
-	while (!wait_wc(&wc)) {
-		if (wc.wr_id == ~0ULL)
-			return wc.status == IBV_WC_SUCCESS ? 0 : -1;
-		/* an answer may complete before our Send's completion */
-		if (nr_stashed < NR_RX)
-			stashed[nr_stashed++] = wc;
-	}
-	return -1;
-}
-
-/*
- * The next received message: its length, and its buffer in @msg (valid
- * until the next call), or -1 when none came in time or the connection
- * failed.
- */
-static int recv_msg(unsigned char **msg)
-{
-	struct ibv_wc wc;
-
-	if (last_rx >= 0)
-		post_rx(last_rx);
-	last_rx = -1;
-	do {
-		if (nr_stashed) {
-			wc = stashed[0];
-			memmove(stashed, stashed + 1,
-				--nr_stashed * sizeof(stashed[0]));
-		} else if (wait_wc(&wc)) {
-			return -1;
-		}
-	} while (wc.wr_id == ~0ULL);	/* a stray Send completion */
-	if (wc.status != IBV_WC_SUCCESS)
-		return -1;
-	last_rx = wc.wr_id;
-	*msg = rx_buf[last_rx];
-	return wc.byte_len;
-}
-
-/* iSER expanded header (no STags) + BHS with @op, @flags, @dlen. */
 static unsigned char *pdu_start(unsigned char op, unsigned char flags,
 				uint32_t dlen)
 {
-	unsigned char *bhs = tx_buf + ISDM_HDR_LEN_EXT;
+	return itool_pdu_start(&t, op, flags, dlen);
+}
 
-	memset(tx_buf, 0, ISDM_HDR_LEN_EXT + ISDM_BHS_LEN);
-	tx_buf[0] = ISDM_OP_CTRL;
-	bhs[0] = op;
-	bhs[1] = flags;
-	bhs[5] = dlen >> 16;
-	bhs[6] = dlen >> 8;
-	bhs[7] = dlen;
-	return bhs;
+static int send_buf(uint32_t len)
+{
+	return itool_send(&t, len);
+}
+
+static int recv_msg(unsigned char **msg)
+{
+	return itool_recv(&t, msg, WAIT_SEC);
 }
 
 static int login(void)
@@ -288,7 +113,7 @@ static int login(void)
 	bhs = pdu_start(ISDM_OP_LOGIN_REQ | ISDM_BHS_IMMEDIATE, 0x87, dlen);
 	bhs[8] = 0x80;		/* ISID: random type */
 	bhs[13] = 0x2a;
-	put_be32(bhs + 16, 0x1000);	/* ITT */
+	itool_put_be32(bhs + 16, 0x1000);	/* ITT */
 	memcpy(bhs + ISDM_BHS_LEN, keys, dlen);
 	if (send_buf(ISDM_HDR_LEN_EXT + ISDM_BHS_LEN + ((dlen + 3) & ~3u)))
 		return -1;
@@ -302,8 +127,8 @@ static int login(void)
 			rsp[0], rsp[1], rsp[36], rsp[37]);
 		return -1;
 	}
-	exp_stat_sn = get_be32(rsp + 24) + 1;
-	cmd_sn = get_be32(rsp + 28);	/* ExpCmdSN */
+	exp_stat_sn = itool_get_be32(rsp + 24) + 1;
+	cmd_sn = itool_get_be32(rsp + 28);	/* ExpCmdSN */
 	return 0;
 }
 
@@ -314,10 +139,10 @@ static int ping(uint32_t itt)
 	int len;
 
 	bhs = pdu_start(ISDM_OP_NOP_OUT | ISDM_BHS_IMMEDIATE, ISDM_BHS_FINAL, 0);
-	put_be32(bhs + 16, itt);
-	put_be32(bhs + 20, 0xffffffff);		/* TTT */
-	put_be32(bhs + 24, cmd_sn);
-	put_be32(bhs + 28, exp_stat_sn);
+	itool_put_be32(bhs + 16, itt);
+	itool_put_be32(bhs + 20, 0xffffffff);		/* TTT */
+	itool_put_be32(bhs + 24, cmd_sn);
+	itool_put_be32(bhs + 28, exp_stat_sn);
 	if (send_buf(ISDM_HDR_LEN_EXT + ISDM_BHS_LEN))
 		return -1;
 	for (;;) {
@@ -326,7 +151,7 @@ static int ping(uint32_t itt)
 			return -1;
 		bhs = msg + ISDM_HDR_LEN_EXT;
 		if ((bhs[0] & ISDM_BHS_OPCODE_MASK) == ISDM_OP_NOP_IN &&
-		    get_be32(bhs + 16) == itt)
+		    itool_get_be32(bhs + 16) == itt)
 			return 0;
 	}
 }
@@ -340,28 +165,28 @@ static int offend(enum mode mode)
 	switch (mode) {
 	case SNACK:
 		bhs = pdu_start(ISDM_OP_SNACK, ISDM_BHS_FINAL, 0);
-		put_be32(bhs + 16, 0xffffffff);
+		itool_put_be32(bhs + 16, 0xffffffff);
 		break;
 	case LOGIN:
 		bhs = pdu_start(ISDM_OP_LOGIN_REQ | ISDM_BHS_IMMEDIATE, 0x87, 0);
-		put_be32(bhs + 16, 0x2000);
+		itool_put_be32(bhs + 16, 0x2000);
 		break;
 	case SCSI:
 		/* TEST UNIT READY, immediate, no data */
 		bhs = pdu_start(ISDM_OP_SCSI_CMD | ISDM_BHS_IMMEDIATE,
 				ISDM_BHS_FINAL, 0);
-		put_be32(bhs + 16, 0x3000);
+		itool_put_be32(bhs + 16, 0x3000);
 		break;
 	case BADDLEN:
 		bhs = pdu_start(ISDM_OP_TEXT_REQ | ISDM_BHS_IMMEDIATE,
 				ISDM_BHS_FINAL, 4096);
-		put_be32(bhs + 16, 0x4000);
+		itool_put_be32(bhs + 16, 0x4000);
 		break;
 	case BIGSEND:
 		bhs = pdu_start(ISDM_OP_NOP_OUT | ISDM_BHS_IMMEDIATE,
 				ISDM_BHS_FINAL, 65536);
-		put_be32(bhs + 16, 0x5000);
-		put_be32(bhs + 20, 0xffffffff);
+		itool_put_be32(bhs + 16, 0x5000);
+		itool_put_be32(bhs + 20, 0xffffffff);
 		memset(bhs + ISDM_BHS_LEN, 0x5a, 65536);
 		if (send_buf(TX_SIZE) == 0)
 			return -2;	/* the target took it whole */
@@ -369,8 +194,8 @@ static int offend(enum mode mode)
 	default:
 		return -1;
 	}
-	put_be32(bhs + 24, cmd_sn);
-	put_be32(bhs + 28, exp_stat_sn);
+	itool_put_be32(bhs + 24, cmd_sn);
+	itool_put_be32(bhs + 28, exp_stat_sn);
 	if (send_buf(ISDM_HDR_LEN_EXT + ISDM_BHS_LEN))
 		return -1;
 	if (mode == BADDLEN)
@@ -381,7 +206,7 @@ static int offend(enum mode mode)
 	bhs = msg + ISDM_HDR_LEN_EXT;
 	if ((bhs[0] & ISDM_BHS_OPCODE_MASK) != ISDM_OP_REJECT)
 		return -1;
-	exp_stat_sn = get_be32(bhs + 24) + 1;
+	exp_stat_sn = itool_get_be32(bhs + 24) + 1;
 	return bhs[2];
 }
 
@@ -395,7 +220,7 @@ static const char *hello(void)
 	unsigned char *msg;
 	int len;
 
-	memcpy(tx_buf, &h, sizeof(h));
+	memcpy(t.tx_buf, &h, sizeof(h));
 	if (send_buf(sizeof(h)))
 		return "none";
 	len = recv_msg(&msg);
@@ -435,7 +260,7 @@ int main(int argc, char **argv)
 	}
 	if (login()) {
 		printf("login=failed hello_reply=none reject=none nop_in=no closed=%s\n",
-		       closed ? "yes" : "no");
+		       t.closed ? "yes" : "no");
 		return 0;
 	}
 	if (mode == HELLO)
@@ -444,15 +269,16 @@ int main(int argc, char **argv)
 		reject = offend(mode);
 	if (mode != BADDLEN && mode != BIGSEND)
 		nop_in = ping(0x100) == 0;
-	cm_poll(mode == BADDLEN || mode == BIGSEND ? 5 : 1);
+	itool_cm_wait(&t, RDMA_CM_EVENT_DISCONNECTED,
+		      mode == BADDLEN || mode == BIGSEND ? 5 : 1);
 	if (reject >= 0)
 		printf("login=ok hello_reply=%s reject=0x%02x nop_in=%s closed=%s\n",
 		       hello_reply, reject, nop_in ? "yes" : "no",
-		       closed ? "yes" : "no");
+		       t.closed ? "yes" : "no");
 	else
 		printf("login=ok hello_reply=%s reject=none nop_in=%s closed=%s\n",
 		       hello_reply, nop_in ? "yes" : "no",
-		       closed ? "yes" : "no");
+		       t.closed ? "yes" : "no");
 	fflush(stdout);
 	return 0;
 }
