@@ -669,6 +669,45 @@ static int isi_check_inv(struct isi_conn *ic, struct ib_wc *wc,
 	return 0;
 }
 
+/* What isdm_rx_parse() found wrong with a received PDU, for the log. */
+static const char *isi_rx_err(int err)
+{
+	switch (err) {
+	case -EMSGSIZE:
+		return "shorter than iSER header and BHS";
+	case -EPROTO:
+		return "not an iSCSI control-type iSER message";
+	case -EOPNOTSUPP:
+		return "opcode no target sends";
+	case -EPROTOTYPE:
+		return "PDU iSER never carries in a Send";
+	case -EPERM:
+		return "opcode not allowed in this phase";
+	case -E2BIG:
+		return "DataSegmentLength above our receive length";
+	case -EOVERFLOW:
+		return "DataSegmentLength beyond the bytes received";
+	case -EBADMSG:
+		return "bytes past the padded data segment";
+	default:
+		return "malformed";
+	}
+}
+
+/* One rate-limited line naming what is wrong with the PDU at @buf. */
+static void isi_log_bad_pdu(struct isi_conn *ic, const u8 *buf, u32 len,
+			    int err)
+{
+	if (len >= ic->mode.hdr_len + ISDM_BHS_LEN)
+		pr_err_ratelimited("bad PDU received (%u bytes, iSER 0x%02x, opcode 0x%02x): %s (%d)\n",
+				   len, buf[0],
+				   buf[ic->mode.hdr_len] & ISDM_BHS_OPCODE_MASK,
+				   isi_rx_err(err), err);
+	else
+		pr_err_ratelimited("bad PDU received (%u bytes): %s (%d)\n",
+				   len, isi_rx_err(err), err);
+}
+
 static void isi_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct isdm_rx_desc *d = container_of(wc->wr_cqe, struct isdm_rx_desc,
@@ -695,8 +734,7 @@ static void isi_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 			    login ? ISDM_PHASE_LOGIN : ISDM_PHASE_FFP,
 			    login ? ISI_LOGIN_DATA_MAX : ic->rx_data_max, &pdu);
 	if (ret) {
-		pr_err_ratelimited("bad PDU received (%u bytes): %d\n",
-				   wc->byte_len, ret);
+		isi_log_bad_pdu(ic, d->buf, wc->byte_len, ret);
 		iscsi_conn_failure(conn, ret == -E2BIG ? ISCSI_ERR_DATALEN :
 				   ISCSI_ERR_PROTO);
 		return;
@@ -720,6 +758,13 @@ static void isi_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	ret = __iscsi_complete_pdu(conn, hdr, (u8 *)d->buf + pdu.data_off,
 				   pdu.data_len);
 	spin_unlock(&conn->session->back_lock);
+	if (ret == ISCSI_ERR_BAD_ITT) {
+		pr_err_ratelimited("PDU 0x%x for ITT 0x%x, no live task: refused\n",
+				   pdu.opcode,
+				   be32_to_cpu((__force __be32)hdr->itt));
+		iscsi_conn_failure(conn, ret);
+		return;
+	}
 	if (ret && ret != ISCSI_ERR_NO_SCSI_CMD) {
 		pr_err_ratelimited("PDU 0x%x refused by libiscsi: %d\n",
 				   pdu.opcode, ret);
