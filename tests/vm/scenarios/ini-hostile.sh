@@ -93,17 +93,22 @@ ini_logged_in() {
 	iscsiadm -m session -P 1 2>/dev/null | grep -q 'iSCSI Session State: LOGGED_IN'
 }
 
-# 4 KiB per command: a 12 KiB read from block 1000 is three commands in
-# flight at once, the trigger first (inv-other needs a second live one)
+# A 12 KiB read from block 1000 once a second, each in the background:
+# inv-other holds the trigger and needs another command soon, which a read
+# waiting for the held one would not send (at 4 KiB per command, each read
+# is three commands in flight at once).
 echo 4 >"/sys/block/${dev#/dev/}/queue/max_sectors_kb" ||
 	vm_fail "cannot set max_sectors_kb of $dev"
 end=$((SECONDS + 150))
+reads=()
 while [ "$(served)" -lt $((n - 1)) ] && [ $SECONDS -lt $end ]; do
 	kill -0 "$tpid" 2>/dev/null || break
-	timeout 30 dd if="$dev" of=/dev/null bs=4096 count=3 skip=125 \
-		iflag=direct status=none 2>/dev/null
-	sleep 0.5
+	timeout 60 dd if="$dev" of=/dev/null bs=4096 count=3 skip=125 \
+		iflag=direct status=none 2>/dev/null &
+	reads+=("$!")
+	sleep 1
 done
+wait "${reads[@]}"
 vm_log "iser_tgt served $(served) of $n cases:"
 cat "$out"
 [ "$(served)" -ge $((n - 1)) ] ||
