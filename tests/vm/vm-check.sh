@@ -27,7 +27,8 @@ usage: tests/vm/vm-check.sh [--kernel 6.1|6.12|RELEASE]... [--scenario NAME]...
   --all          run every scenario of the list, the non-default ones too
   --list         print the scenarios and exit
 Environment: ISER_VM_LIST (another scenario list), ISER_VM_MODDIR (our .ko tree in the guest, default
-build/<release>), ISER_VM_MEM, ISER_VM_CPUS, ISER_VM_BOOT_TIMEOUT.
+build/<release>), ISER_VM_MEM, ISER_VM_CPUS, ISER_VM_BOOT_TIMEOUT,
+ISER_VM_APPEND (extra kernel command line, e.g. slub_debug=FZPU).
 EOF
 }
 

@@ -172,7 +172,7 @@ vm_boot() {
 		-accel tcg,thread=multi -smp "$VM_CPUS" -m "$VM_MEM" \
 		-nic none -display none -monitor none -no-reboot \
 		-kernel "/boot/vmlinuz-$rel" -initrd "$initrd" \
-		-append "console=ttyS0,115200 panic=-1 mitigations=off iser_vm.repo=$VM_REPO iser_vm.job=$job" \
+		-append "console=ttyS0,115200 panic=-1 mitigations=off ${ISER_VM_APPEND:-} iser_vm.repo=$VM_REPO iser_vm.job=$job" \
 		-serial "file:$job/console.log" -serial "file:$job/progress" \
 		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 		-virtfs "local,path=$VM_REPO,mount_tag=repo,security_model=none,multidevs=remap" \
