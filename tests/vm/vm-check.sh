@@ -6,7 +6,9 @@
 # one after the other.  Prints "PASS <kernel> <scenario>" or
 # "FAIL <kernel> <scenario>: <reason> (log: <path>)" per scenario and ends
 # with "N passed, N failed"; exits 1 if any failed, 2 on bad usage or a
-# missing prerequisite.  Logs: build/vm/logs/<kernel>/.
+# missing prerequisite.  Logs: build/vm/logs/<kernel>/.  Rows whose TARGET
+# is "X@peer" run in the two-guest mode (lib/host.sh vm_pair_boot), each in
+# a boot pair of its own after the single-guest boots.
 # See Documentation/testing-vm.md.
 
 set -u
@@ -27,7 +29,8 @@ usage: tests/vm/vm-check.sh [--kernel 6.1|6.12|RELEASE]... [--scenario NAME]...
   --all          run every scenario of the list, the non-default ones too
   --list         print the scenarios and exit
 Environment: ISER_VM_LIST (another scenario list), ISER_VM_MODDIR (our .ko tree in the guest, default
-build/<release>), ISER_VM_MEM, ISER_VM_CPUS, ISER_VM_BOOT_TIMEOUT.
+build/<release>), ISER_VM_MEM, ISER_VM_CPUS, ISER_VM_BOOT_TIMEOUT,
+ISER_VM_PAIR_CPUS, ISER_VM_PAIR_MEM, ISER_VM_PAIR_GRACE (two-guest rows).
 EOF
 }
 
