@@ -85,7 +85,7 @@ vm_check_tools() {
 	for pair in qemu-system-x86_64:qemu-system-x86 busybox:busybox-static \
 		gzip:gzip xz:xz-utils modprobe:kmod modinfo:kmod \
 		targetcli:targetcli-fb iscsiadm:open-iscsi iscsid:open-iscsi \
-		rdma:iproute2 ip:iproute2 fio:fio dbus-daemon:dbus \
+		rdma:iproute2 ip:iproute2 ss:iproute2 tc:iproute2 fio:fio dbus-daemon:dbus \
 		timeout:coreutils python3:python3 sg_inq:sg3-utils; do
 		cmd=${pair%%:*}
 		pkg=${pair#*:}
