@@ -6,7 +6,9 @@
 # one after the other.  Prints "PASS <kernel> <scenario>" or
 # "FAIL <kernel> <scenario>: <reason> (log: <path>)" per scenario and ends
 # with "N passed, N failed"; exits 1 if any failed, 2 on bad usage or a
-# missing prerequisite.  Logs: build/vm/logs/<kernel>/.
+# missing prerequisite.  Logs: build/vm/logs/<kernel>/.  Rows whose TARGET
+# is "X@peer" run in the two-guest mode (lib/host.sh vm_pair_boot), each in
+# a boot pair of its own after the single-guest boots.
 # See Documentation/testing-vm.md.
 
 set -u
@@ -28,7 +30,8 @@ usage: tests/vm/vm-check.sh [--kernel 6.1|6.12|RELEASE]... [--scenario NAME]...
   --list         print the scenarios and exit
 Environment: ISER_VM_LIST (another scenario list), ISER_VM_MODDIR (our .ko tree in the guest, default
 build/<release>), ISER_VM_MEM, ISER_VM_CPUS, ISER_VM_BOOT_TIMEOUT,
-ISER_VM_APPEND (extra kernel command line, e.g. slub_debug=FZPU).
+ISER_VM_APPEND (extra kernel command line, e.g. slub_debug=FZPU),
+ISER_VM_PAIR_CPUS, ISER_VM_PAIR_MEM, ISER_VM_PAIR_GRACE (two-guest rows).
 EOF
 }
 
@@ -100,6 +103,45 @@ on_line() { # progress line from the guest
 	fi
 }
 
+# a two-guest scenario's initiator guest ended its scenario: the target
+# guest may tear down (the result is reported once both guests stopped)
+pair_line() {
+	local kw name res
+	read -r kw name res _ <<<"$1"
+	if [ "$kw" = END ]; then
+		echo "$res" >"$job/$name.sig/done"
+	elif [ "$kw" = FATAL ]; then
+		echo "vm-check: initiator guest: ${1#FATAL }" >&2
+	fi
+}
+
+# pair_result KERNEL ROW: after vm_pair_boot, report the scenario: PASS
+# only if both guests passed (each checked its own kernel log and teardown).
+# The combined result replaces the initiator guest's result file.
+pair_result() {
+	local k=$1 name ires tres log reason=""
+	read -r name _ <<<"$2"
+	ires=$(cat "$job/$name/result" 2>/dev/null) ||
+		ires="FAIL: $(vm_state_reason "$job")"
+	tres=$(cat "$job/$name.peer/$name/result" 2>/dev/null) ||
+		tres="FAIL: $VM_PEER_REASON"
+	log=$job/$name/log
+	[ -f "$log" ] || log=$job/boot$boot-console.log
+	[ "$ires" = PASS ] || reason="initiator guest: ${ires#FAIL: }"
+	if [ "$tres" != PASS ]; then
+		reason="${reason:+$reason; }target guest: ${tres#FAIL: }"
+		[ "$ires" = PASS ] && log=$job/$name.peer/$name/log
+		[ -f "$log" ] || log=$job/$name.peer/console.log
+	fi
+	mkdir -p "$job/$name"
+	if [ -z "$reason" ]; then
+		echo PASS >"$job/$name/result"
+	else
+		echo "FAIL: $reason" >"$job/$name/result"
+	fi
+	report "$k" "$name" "$(cat "$job/$name/result")" "$log"
+}
+
 for k in "${kernels[@]}"; do
 	rel=${rels[$k]}
 	cur_kernel=$k
@@ -110,7 +152,10 @@ for k in "${kernels[@]}"; do
 		[ -n "${ISER_VM_MODDIR:-}" ] && printf 'export ISER_VM_MODDIR=%q\n' "$ISER_VM_MODDIR"
 		true
 	} >"$job/job.env"
-	remaining=$selected
+	# two-guest scenarios (TARGET "X@peer") each get a boot pair of their
+	# own, after the single-guest ones, which share boots as before
+	remaining=$(echo "$selected" | awk '$3 !~ /@peer$/')
+	pairs=$(echo "$selected" | awk '$3 ~ /@peer$/')
 	kstart=$(vm_now)
 	boot=0
 	while [ -n "$remaining" ]; do
@@ -149,6 +194,16 @@ for k in "${kernels[@]}"; do
 		[ -n "$remaining" ] &&
 			echo "vm-check: $k: guest stopped ($VM_STATE) in ${VM_CURRENT:-set-up}; booting again for the other scenarios" >&2
 	done
+	while read -r row; do
+		[ -n "$row" ] || continue
+		boot=$((boot + 1))
+		vm_pair_boot "$rel" "$job" "$row" pair_line
+		# (before the renames: the reason may quote console.log)
+		pair_result "$k" "$row"
+		for f in console.log progress qemu.log guest.log; do
+			[ -f "$job/$f" ] && mv "$job/$f" "$job/boot$boot-$f"
+		done
+	done <<<"$pairs"
 	echo "# $k ($rel): $(echo "$selected" | wc -l) scenario(s), $boot boot(s), $(($(vm_now) - kstart)) s; logs in $job"
 done
 

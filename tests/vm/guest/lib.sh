@@ -16,8 +16,16 @@ VM_REPO=$(cd "$VM_GUEST_DIR/../../.." && pwd)
 VM_REL=$(uname -r)
 VM_MODDIR=${ISER_VM_MODDIR:-$VM_REPO/build/$VM_REL}
 
-VM_TGT_IP=192.168.77.1
-VM_INI_IP=192.168.77.2
+# two-guest mode (VM_PEER_ROLE target|initiator, set by pid1.sh from the
+# kernel command line): each guest has one role, soft-RoCE runs on its
+# virtio NIC and the addresses are on the link between the guests
+if [ -n "${VM_PEER_ROLE:-}" ]; then
+	VM_TGT_IP=192.168.78.1
+	VM_INI_IP=192.168.78.2
+else
+	VM_TGT_IP=192.168.77.1
+	VM_INI_IP=192.168.77.2
+fi
 VM_ISER_PORT=3260
 VM_TCP_PORT=3261
 VM_TARGET_IQN=iqn.2003-01.org.linux-iscsi.iser-vm:tgt0
@@ -106,6 +114,9 @@ vm_guest_init() {
 	done
 	mkdir -p /etc/iscsi/nodes /etc/iscsi/send_targets
 	mkdir -p /run/lock/iscsi /var/lock
+	# an initiator guest of the two-guest mode runs no target (and a cold
+	# targetcli start costs ~20 s of the CPU both guests share)
+	[ "${VM_PEER_ROLE:-}" = initiator ] && return 0
 	printf '%s\n' "set global auto_add_default_portal=false" \
 		"set global auto_save_on_exit=false" "set global auto_use_daemon=false" \
 		"set global color_mode=false" exit | targetcli >/dev/null 2>&1 || return 1
@@ -186,6 +197,10 @@ vm_load_roles() {
 # soft-RoCE on a veth pair (inside the guest only)
 
 vm_rxe_up() {
+	if [ -n "${VM_PEER_ROLE:-}" ]; then
+		vm_peer_rxe_up
+		return
+	fi
 	vm_must modprobe veth
 	vm_must modprobe rdma_rxe
 	vm_must ip link add veth0 type veth peer name veth1
@@ -202,7 +217,74 @@ vm_rxe_up() {
 }
 
 vm_rxe_active() {
-	[ "$(rdma link show 2>/dev/null | grep -c 'state ACTIVE')" -ge 2 ]
+	[ "$(rdma link show 2>/dev/null | grep -c 'state ACTIVE')" -ge "${1:-2}" ]
+}
+
+# ---------------------------------------------------------------------------
+# two-guest mode: soft-RoCE on the virtio NIC, signals between the guests
+
+# vm_peer_nic: the name of the virtio NIC (eth0 without udev).
+vm_peer_nic() {
+	local n drv
+	for n in /sys/class/net/*; do
+		drv=$(readlink -f "$n/device/driver" 2>/dev/null)
+		[ "${drv##*/}" = virtio_net ] && { echo "${n##*/}"; return 0; }
+	done
+	return 1
+}
+
+# vm_peer_rxe_up: this guest's address on the link and rxe0 on its NIC.
+vm_peer_rxe_up() {
+	local nic ip=$VM_INI_IP
+	[ "$VM_PEER_ROLE" = target ] && ip=$VM_TGT_IP
+	vm_must modprobe virtio_net
+	vm_must modprobe rdma_rxe
+	vm_wait 10 vm_peer_nic || vm_fail "no virtio NIC in the guest: $(ls /sys/class/net)"
+	nic=$(vm_peer_nic)
+	vm_must ip link set lo up
+	vm_must ip addr add "$ip/24" dev "$nic"
+	vm_must ip link set "$nic" up
+	vm_must rdma link add rxe0 type rxe netdev "$nic"
+	vm_wait 20 vm_rxe_active 1 ||
+		vm_fail "rxe0 on $nic not ACTIVE: $(rdma link show 2>&1 | tr '\n' ';')"
+	vm_log "$VM_PEER_ROLE guest: $nic $ip, $(rdma link show)"
+}
+
+# vm_peer_counters: the CM's message counters and soft-RoCE's packet
+# counters of rxe0, one line (what the link carried, for the log).
+vm_peer_counters() {
+	local d f out=""
+	for d in /sys/class/infiniband/rxe0/ports/1/cm_rx_msgs /sys/class/infiniband/rxe0/ports/1/cm_tx_msgs \
+		/sys/class/infiniband/rxe0/ports/1/cm_tx_retries /sys/class/infiniband/rxe0/ports/1/cm_rx_duplicates \
+		/sys/class/infiniband/rxe0/ports/1/hw_counters; do
+		out="$out ${d##*/}:"
+		for f in "$d"/*; do
+			[ "$(cat "$f" 2>/dev/null)" != 0 ] && out="$out ${f##*/}=$(cat "$f" 2>/dev/null)"
+		done
+	done
+	echo "$out"
+}
+
+# vm_peer_signal NAME [TEXT]: tell the other guest NAME (a file in the
+# shared signal directory, written whole and then renamed into place).
+vm_peer_signal() {
+	echo "${2:-$1}" >"$VM_PEER_SIG/.$1.tmp" && mv "$VM_PEER_SIG/.$1.tmp" "$VM_PEER_SIG/$1"
+	vm_log "signalled $1${2:+ ($2)}"
+}
+
+# vm_peer_wait NAME SECONDS: wait for the signal NAME.  Status 1 on
+# timeout, 2 when the host says the target guest has stopped.  The
+# repository is mounted with cache=none, so each test asks the host.
+vm_peer_wait() {
+	local name=$1 n=$2
+	vm_log "waiting up to $n s for signal $name"
+	while [ "$n" -gt 0 ]; do
+		[ -e "$VM_PEER_SIG/$name" ] && return 0
+		[ -e "$VM_PEER_SIG/peer-gone" ] && return 2
+		sleep 1
+		n=$((n - 1))
+	done
+	return 1
 }
 
 # ---------------------------------------------------------------------------

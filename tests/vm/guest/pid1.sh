@@ -23,8 +23,13 @@ read -r cmdline </proc/cmdline
 for arg in $cmdline; do
 	case $arg in
 	iser_vm.job=*) job=${arg#iser_vm.job=} ;;
+	# two-guest mode (host.sh vm_pair_boot): this guest's role and the
+	# directory of the signal files shared with the other guest
+	iser_vm.role=*) export VM_PEER_ROLE=${arg#iser_vm.role=} ;;
+	iser_vm.sig=*) export VM_PEER_SIG=${arg#iser_vm.sig=} ;;
 	esac
 done
+[ -n "${VM_PEER_ROLE:-}" ] && hostname "iser-vm-$VM_PEER_ROLE"
 
 stty -F /dev/ttyS1 raw -echo 2>/dev/null
 progress() {

@@ -23,6 +23,19 @@ VM_SCENARIO_SLACK=${ISER_VM_SCENARIO_SLACK:-150}
 # the kernel log lines that fail a scenario (one list, in guest/lib.sh)
 VM_BAD_KLOG=$(sed -n "s/^VM_BAD_KLOG='\(.*\)'\$/\1/p" "$VM_DIR/guest/lib.sh")
 VM_PROG=${VM_PROG:-$(basename "$0")}
+# more qemu arguments for the next vm_boot (the two-guest mode adds a NIC)
+VM_QEMU_EXTRA=()
+# and more kernel command line for it (the two-guest mode names the role)
+VM_APPEND_EXTRA=""
+# the two-guest mode (vm_pair_boot): vCPUs and memory of each guest; two
+# guests under TCG share the host's cores, so each gets one vCPU by default
+VM_PAIR_CPUS=${ISER_VM_PAIR_CPUS:-1}
+VM_PAIR_MEM=${ISER_VM_PAIR_MEM:-2G}
+# seconds the target guest's scenario may take beyond the row's TIMEOUT: it
+# sets up before the initiator logs in and tears down after it is done
+VM_PAIR_EXTRA=240
+# seconds the target guest gets to finish after the initiator guest stopped
+VM_PAIR_GRACE=${ISER_VM_PAIR_GRACE:-240}
 
 vm_die() {
 	echo "$VM_PROG: $*" >&2
@@ -72,7 +85,7 @@ vm_check_tools() {
 	for pair in qemu-system-x86_64:qemu-system-x86 busybox:busybox-static \
 		gzip:gzip xz:xz-utils modprobe:kmod modinfo:kmod \
 		targetcli:targetcli-fb iscsiadm:open-iscsi iscsid:open-iscsi \
-		rdma:iproute2 ip:iproute2 fio:fio dbus-daemon:dbus \
+		rdma:iproute2 ip:iproute2 ss:iproute2 tc:iproute2 fio:fio dbus-daemon:dbus \
 		timeout:coreutils python3:python3 sg_inq:sg3-utils; do
 		cmd=${pair%%:*}
 		pkg=${pair#*:}
@@ -170,14 +183,16 @@ vm_boot() {
 	timeout -k 10 "$hard" qemu-system-x86_64 \
 		-name "iser-vm-$rel" -nodefaults -no-user-config \
 		-accel tcg,thread=multi -smp "$VM_CPUS" -m "$VM_MEM" \
-		-nic none -display none -monitor none -no-reboot \
+		-nic none "${VM_QEMU_EXTRA[@]}" -display none -monitor none -no-reboot \
 		-kernel "/boot/vmlinuz-$rel" -initrd "$initrd" \
-		-append "console=ttyS0,115200 panic=-1 mitigations=off ${ISER_VM_APPEND:-} iser_vm.repo=$VM_REPO iser_vm.job=$job" \
+		-append "console=ttyS0,115200 panic=-1 mitigations=off ${ISER_VM_APPEND:-} iser_vm.repo=$VM_REPO iser_vm.job=$job${VM_APPEND_EXTRA:+ $VM_APPEND_EXTRA}" \
 		-serial "file:$job/console.log" -serial "file:$job/progress" \
 		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 		-virtfs "local,path=$VM_REPO,mount_tag=repo,security_model=none,multidevs=remap" \
 		</dev/null >"$job/qemu.log" 2>&1 &
 	qpid=$!
+	# for vm_pair_boot, which may have to stop the target guest from outside
+	echo "$qpid" >"$job/qemu.pid"
 	deadline=$((start + VM_BOOT_TIMEOUT))
 	while :; do
 		alive=0
@@ -266,4 +281,110 @@ vm_state_sentence() {
 		echo "guest stopped unexpectedly${why:+ ($why)}"
 		;;
 	esac
+}
+
+# ---------------------------------------------------------------------------
+# two-guest mode: a target guest and an initiator guest joined by a link
+
+# vm_free_port: print a TCP port on 127.0.0.1 that nothing listens on.
+vm_free_port() {
+	local p base=$((20000 + $$ % 20000))
+	for ((p = base; p < base + 500; p++)); do
+		ss -Hltn "sport = :$p" 2>/dev/null | grep -q . || { echo "$p"; return 0; }
+	done
+	return 1
+}
+
+# vm_pair_boot RELEASE JOBDIR ROW [LINE_HANDLER]
+#
+# Run one two-guest scenario (ROW: its line of scenarios.list, TARGET
+# "X@peer") in two guests booted together.  Each has a virtio-net NIC; the
+# two NICs are joined by a qemu "socket" netdev (a TCP stream on the
+# host's 127.0.0.1: the target guest's qemu listens, the initiator's
+# connects), so RoCE packets between the guests really cross a link that
+# either guest can take down.
+#   JOBDIR                the initiator guest's job (as for vm_boot); its
+#                         results in JOBDIR/NAME/, LINE_HANDLER gets its lines
+#   JOBDIR/NAME.peer/     the target guest's job: NAME/{log,dmesg,result},
+#                         console.log, progress, guest.log, qemu.log
+#   JOBDIR/NAME.sig/      the signal files both guests poll through the
+#                         repository share (9p with cache=none, so a file
+#                         written by one side is seen by the next stat):
+#                         ready (target set up), login1 (initiator logged
+#                         in), done (written here when the initiator guest
+#                         ended its scenario or stopped: the target may tear
+#                         down), peer-gone (the target guest stopped)
+# Each guest gets the row with the other role "none"; the kernel command
+# line tells pid1.sh the role (iser_vm.role=) and the signal directory
+# (iser_vm.sig=).  Sets VM_STATE, VM_CURRENT, VM_ELAPSED as vm_boot does for
+# the initiator guest, and VM_PEER_STATE, VM_PEER_REASON for the target.
+# shellcheck disable=SC2034 # VM_PEER_* are for the caller
+vm_pair_boot() {
+	local rel=$1 job=$2 row=$3 handler=${4:-} name ini tgt def tmo rest
+	local pjob sig port hard phard ppid n state save_cpus=$VM_CPUS save_mem=$VM_MEM
+	read -r name ini tgt def tmo rest <<<"$row"
+	pjob=$job/$name.peer
+	sig=$job/$name.sig
+	rm -rf "$pjob" "$sig"
+	mkdir -p "$pjob" "$sig" || vm_die "cannot create $pjob"
+	port=$(vm_free_port) || vm_die "no free TCP port on 127.0.0.1 for the guests' link"
+	echo "$name none ${tgt%@peer} $def $((tmo + VM_PAIR_EXTRA)) $rest" >"$pjob/job.list"
+	echo "$name $ini none $def $tmo $rest" >"$job/job.list"
+	cp "$job/job.env" "$pjob/job.env" 2>/dev/null
+	hard=$((VM_BOOT_TIMEOUT + tmo + VM_SCENARIO_SLACK + 60))
+	phard=$((hard + VM_PAIR_EXTRA + VM_PAIR_GRACE))
+	VM_CPUS=$VM_PAIR_CPUS
+	VM_MEM=$VM_PAIR_MEM
+	# the target guest's qemu listens on the link, so it starts first; it
+	# runs in a subshell, which leaves its outcome in files
+	(
+		VM_QEMU_EXTRA=(-netdev "socket,id=n1,listen=127.0.0.1:$port"
+			-device "virtio-net-pci,netdev=n1,mac=52:54:00:12:78:01")
+		VM_APPEND_EXTRA="iser_vm.role=target iser_vm.sig=$sig"
+		vm_boot "$rel" "$pjob" "$phard" ""
+		state=$VM_STATE
+		[ -e "$sig/killed" ] && state=killed
+		echo "$state" >"$pjob/state"
+		if [ "$state" = killed ]; then
+			echo "did not finish within ${VM_PAIR_GRACE}s after the initiator guest, killed" >"$pjob/state-reason"
+		else
+			vm_state_reason "$pjob" >"$pjob/state-reason"
+		fi
+		: >"$sig/peer-gone"
+	) &
+	ppid=$!
+	# connect only once the listener is there (or qemu refuses to start)
+	n=0
+	while ! ss -Hltn "sport = :$port" 2>/dev/null | grep -q .; do
+		kill -0 "$ppid" 2>/dev/null || break
+		n=$((n + 1))
+		[ $n -lt 300 ] || break
+		sleep 0.2
+	done
+	VM_QEMU_EXTRA=(-netdev "socket,id=n1,connect=127.0.0.1:$port"
+		-device "virtio-net-pci,netdev=n1,mac=52:54:00:12:78:02")
+	VM_APPEND_EXTRA="iser_vm.role=initiator iser_vm.sig=$sig"
+	vm_boot "$rel" "$job" "$hard" "$handler"
+	VM_QEMU_EXTRA=()
+	VM_APPEND_EXTRA=""
+	VM_CPUS=$save_cpus
+	VM_MEM=$save_mem
+	# the target guest waits for this before it tears down
+	[ -e "$sig/done" ] || echo "STOPPED $VM_STATE" >"$sig/done"
+	n=0
+	while kill -0 "$ppid" 2>/dev/null; do
+		n=$((n + 1))
+		if [ $n -gt "$VM_PAIR_GRACE" ]; then
+			: >"$sig/killed"
+			kill "$(cat "$pjob/qemu.pid")" 2>/dev/null
+			sleep 2
+			kill -9 "$(cat "$pjob/qemu.pid")" 2>/dev/null
+			break
+		fi
+		sleep 1
+	done
+	wait "$ppid" 2>/dev/null
+	VM_PEER_STATE=$(cat "$pjob/state" 2>/dev/null)
+	VM_PEER_REASON=$(cat "$pjob/state-reason" 2>/dev/null)
+	return 0
 }

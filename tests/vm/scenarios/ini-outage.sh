@@ -1,28 +1,21 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 #
-# Initiator behaviour when the path goes away under I/O.
-#   --link SECONDS    the initiator's link (veth1) goes down and all
-#                     traffic is dropped for SECONDS in
-#                     the middle of a crc32c-verified fio job: the
-#                     connection fails (NOP-Out timeout, 5 s + 5 s), the
-#                     initiator reconnects once the link is back, within
-#                     the replacement timeout (60 s): a second connection
-#                     in debugfs; the fio job passes its verification.
-#                     (see below why the traffic must be dropped as well)
+# Initiator behaviour when the target goes away under I/O.
 #   --portal SECONDS  the target's TPG is disabled for SECONDS, longer than
 #                     the replacement timeout (10 s): I/O fails with errors
 #                     within the timeout plus slack instead of hanging;
 #                     after the TPG is enabled again the session comes
 #                     back on a new connection, and a new login moves
 #                     verified data
-# Both need our initiator (its debugfs counts the connections).
+# It needs our initiator (its debugfs counts the connections).  Link loss
+# is linkflap.sh's, in the two-guest mode.
 
 mode=${1:-}
 secs=${2:-}
 case $mode in
---link | --portal) [ -n "$secs" ] || vm_fail "ini-outage.sh: $mode needs SECONDS" ;;
-*) vm_fail "ini-outage.sh: --link SECONDS or --portal SECONDS" ;;
+--portal) [ -n "$secs" ] || vm_fail "ini-outage.sh: $mode needs SECONDS" ;;
+*) vm_fail "ini-outage.sh: --portal SECONDS" ;;
 esac
 tpg=/iscsi/$VM_TARGET_IQN/tpg1
 vm_rxe_up
@@ -43,40 +36,6 @@ logged_in() {
 	iscsiadm -m session -P 1 2>/dev/null | grep -q 'iSCSI Session State: LOGGED_IN' &&
 		iscsiadm -m session -P 1 2>/dev/null | grep -q 'iSCSI Connection State: LOGGED IN'
 }
-
-if [ "$mode" = --link ]; then
-	vm_node_set node.session.timeo.replacement_timeout 60
-	dev=$(vm_login_disk) || exit 1
-	# Both veth ends are in this one network namespace, so the RoCE (UDP)
-	# packets between 192.168.77.2 and .1 travel over lo, not veth:
-	# "ip link set veth1 down" alone only makes rxe1 report its port down
-	# and does not stop the traffic (I/O went on unhindered).  netem drops
-	# everything on lo for the same time, as a real link loss would.
-	(
-		sleep 4
-		vm_log "veth1 down and RoCE traffic dropped for $secs s"
-		ip link set veth1 down
-		tc qdisc add dev lo root netem loss 100%
-		sleep "$secs"
-		tc qdisc del dev lo root
-		ip link set veth1 up
-		vm_log "veth1 up, traffic flows again"
-	) &
-	flap=$!
-	start=$(date +%s)
-	printf '%s\n' '[verify-across-link-flap]' 'rw=randwrite' 'bs=16k' \
-		'iodepth=8' 'size=24M' 'rate_iops=200' | vm_fio "$dev" link
-	wait "$flap"
-	vm_log "fio verify passed across the link flap ($(($(date +%s) - start)) s)"
-	vm_wait 60 logged_in || vm_fail "session not logged in after the link came back"
-	dmesg | grep -E 'ib_iser|connection[0-9:]* error|iscsi' | tail -n 8
-	started=$(conns_started)
-	vm_log "connections started on the session: $started"
-	[ "${started:-0}" -ge 2 ] ||
-		vm_fail "no reconnection after a $secs s link outage (connections_started ${started:-?})"
-	vm_logout_check "$dev"
-	return 0
-fi
 
 # --portal: outage longer than the replacement timeout
 vm_node_set node.session.timeo.replacement_timeout 10

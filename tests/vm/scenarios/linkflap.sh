@@ -1,0 +1,188 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Link loss under I/O, in the two-guest mode (TARGET column "X@peer"):
+#   linkflap SECONDS [--drop | --down]
+# The target guest sets up LIO on its virtio NIC's address and waits; the
+# initiator guest logs in over iSER, starts a crc32c-verified fio job and,
+# in the middle of it, cuts its link for SECONDS.  With the roles in two
+# guests the RoCE packets cross the qemu link, so the outage really cuts
+# the connection: the initiator's NOP-Out times out (interval and timeout
+# 5 s), the connection fails ("detected conn error" in the initiator's
+# kernel log), and after the link is back the session logs in again on a
+# new connection within the replacement timeout (60 s), so the queued
+# commands are retried and fio's verification must pass.  Proof that the
+# connection was really replaced:
+#   - initiator: the session is LOGGED_IN again and the kernel logged the
+#     connection error; with our initiator, debugfs connections_started
+#     goes from 1 to 2 or more;
+#   - target: LIO accepted another login after the first one
+#     (fabric_statistics/iscsi_login_stats/accepts grew).
+# Both guests log soft-RoCE's packet counters every 5 s: they stand still
+# during the outage.  Then logout; teardown in each guest unloads its
+# modules.
+#
+# How the link is cut:
+#   --drop (default)  every frame the initiator's NIC sends or receives is
+#                     dropped (netem loss 100% on egress, a drop action on
+#                     ingress); the NIC stays up, as when a cable or switch
+#                     fails further along the path
+#   --down            "ip link set NIC down", then up.  soft-RoCE does not
+#                     survive this: the port-down event moves rxe's GSI QP
+#                     (QP1) to the error state and nothing brings it back,
+#                     so after the link is up again no CM message gets
+#                     through (6.12: the REQs never leave, cm_tx_msgs/req
+#                     grows while sent_pkts stands still; 6.1: the target
+#                     answers the REQs, the REPs never arrive) and no
+#                     initiator, in-tree or ours, can reconnect until the
+#                     rxe device is deleted and added again.  Kept for the
+#                     row that documents it.
+
+secs=${1:-}
+how=${2:---drop}
+case $how in
+--drop | --down) ;;
+*) vm_fail "linkflap.sh: bad option $how (--drop or --down)" ;;
+esac
+[ -n "$secs" ] || vm_fail "linkflap.sh: SECONDS missing"
+case ${VM_PEER_ROLE:-} in
+target | initiator) ;;
+*) vm_fail "linkflap.sh needs the two-guest mode (TARGET column X@peer in scenarios.list)" ;;
+esac
+
+vm_rxe_up
+vm_load_roles
+
+if [ "$VM_PEER_ROLE" = target ]; then
+	vm_target_setup
+	stats=/sys/kernel/config/target/iscsi/$VM_TARGET_IQN/fabric_statistics/iscsi_login_stats
+	accepts() {
+		cat "$stats/accepts" 2>/dev/null
+	}
+	vm_peer_signal ready
+	# what the link carried, every 5 s (the target itself logs nothing
+	# when a connection just goes quiet)
+	(
+		while sleep 5; do
+			vm_log "counters$(vm_peer_counters)"
+			vm_log "qps $(rdma resource show qp 2>&1 | paste -sd ';' -)"
+		done
+	) &
+	mon=$!
+	# the initiator's first login; its outcome decides nothing here, the
+	# initiator guest reports it
+	if vm_peer_wait login1 600; then
+		first=$(accepts)
+		vm_log "logins accepted after the first login: $first"
+	fi
+	# the host writes "done" once the initiator guest ended its scenario
+	# (logged out, torn down) or stopped; tear down only then
+	vm_peer_wait "done" 100000
+	kill "$mon"
+	result=$(cat "$VM_PEER_SIG/done" 2>/dev/null)
+	last=$(accepts)
+	vm_log "initiator guest's scenario: $result; logins accepted: $last"
+	dmesg | grep -iE 'isert|iscsi|login|reinstat' | tail -n 20
+	# only when the initiator passed is a missing second login a target
+	# guest's failure (otherwise the initiator's reason says why)
+	if [ "$result" = PASS ]; then
+		if [ -z "$first" ] || [ -z "$last" ]; then
+			vm_fail "no login statistics in $stats"
+		fi
+		[ "$last" -gt "$first" ] ||
+			vm_fail "the target accepted no login after the first ($first, then $last): the link outage did not replace the connection"
+	fi
+	return 0
+fi
+
+# initiator guest
+conns_started() {
+	mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
+	awk '/^connections_started:/ { print $2 }' /sys/kernel/debug/ib_iser/host*/conn 2>/dev/null
+}
+
+logged_in() {
+	iscsiadm -m session -P 1 2>/dev/null | grep -q 'iSCSI Session State: LOGGED_IN' &&
+		iscsiadm -m session -P 1 2>/dev/null | grep -q 'iSCSI Connection State: LOGGED IN'
+}
+
+# what the link and the RDMA side look like (logged after the outage)
+vm_peer_diag() {
+	vm_log "diag: $(ip -br link show "$nic"; ip -br addr show "$nic")"
+	vm_log "diag: neigh $(ip neigh show dev "$nic" | paste -sd ';' -)"
+	vm_log "diag: $(rdma link show | paste -sd ';' -)"
+	vm_log "diag: gids $(cat /sys/class/infiniband/rxe0/ports/1/gids/[0-3] | paste -sd ' ' -)"
+	vm_log "diag: cm_ids $(rdma resource show cm_id 2>&1 | paste -sd ';' -)"
+	vm_log "diag: qps $(rdma resource show qp 2>&1 | paste -sd ';' -)"
+	vm_log "diag: counters $(vm_peer_counters)"
+}
+
+vm_iscsid_start
+vm_peer_wait ready 300
+case $? in
+0) ;;
+2) vm_fail "the target guest stopped before its target was ready" ;;
+*) vm_fail "the target guest's target was not ready within 300 s" ;;
+esac
+nic=$(vm_peer_nic)
+vm_node_new
+vm_node_set node.conn[0].timeo.noop_out_interval 5
+vm_node_set node.conn[0].timeo.noop_out_timeout 5
+vm_node_set node.session.timeo.replacement_timeout 60
+dev=$(vm_login_disk) || exit 1
+vm_peer_signal login1
+if [ "$VM_INITIATOR" = ours ]; then
+	started=$(conns_started)
+	[ "$started" = 1 ] || vm_fail "after login, connections_started is '${started}', not 1"
+fi
+(
+	sleep 4
+	if [ "$how" = --drop ]; then
+		vm_log "$nic drops everything for $secs s"
+		tc qdisc add dev "$nic" root netem loss 100%
+		tc qdisc add dev "$nic" ingress
+		tc filter add dev "$nic" parent ffff: matchall action drop
+		sleep "$secs"
+		tc qdisc del dev "$nic" root
+		tc qdisc del dev "$nic" ingress
+	else
+		vm_log "$nic down for $secs s (see above: soft-RoCE does not recover)"
+		ip link set "$nic" down
+		sleep "$secs"
+		ip link set "$nic" up
+	fi
+	vm_log "$nic up"
+	sleep 8
+	vm_peer_diag
+) &
+flap=$!
+# the link's traffic every 5 s: it must stand still during the outage
+(
+	while sleep 5; do
+		vm_log "counters$(vm_peer_counters)"
+		vm_log "qps $(rdma resource show qp 2>&1 | paste -sd ';' -)"
+	done
+) &
+imon=$!
+# a body that fails mid-outage must not leave the link cut for teardown
+trap 'kill "$flap" 2>/dev/null; ip link set "$nic" up; tc qdisc del dev "$nic" root 2>/dev/null; tc qdisc del dev "$nic" ingress 2>/dev/null' EXIT
+start=$(date +%s)
+printf '%s\n' '[verify-across-link-flap]' 'rw=randwrite' 'bs=16k' \
+	'iodepth=8' 'size=24M' 'rate_iops=200' | vm_fio "$dev" link || exit 1
+wait "$flap"
+trap - EXIT
+kill "$imon"
+vm_log "fio verify passed across the link flap ($(($(date +%s) - start)) s)"
+vm_wait 90 logged_in || vm_fail "session not logged in after the link came back"
+vm_log "$(iscsiadm -m session -P 1 2>&1 | grep -E 'State|Portal')"
+errs=$(vm_scen_dmesg | grep -E 'connection[0-9]+:[0-9]+: detected conn error')
+vm_scen_dmesg | grep -E 'ib_iser|iser|connection[0-9]|iscsi' | tail -n 12
+[ -n "$errs" ] ||
+	vm_fail "no connection error in the kernel log: the $secs s link outage did not break the connection"
+if [ "$VM_INITIATOR" = ours ]; then
+	started=$(conns_started)
+	vm_log "connections started on the session: $started"
+	[ "${started:-0}" -ge 2 ] ||
+		vm_fail "no reconnection after a $secs s link outage (connections_started ${started:-?})"
+fi
+vm_logout_check "$dev"
