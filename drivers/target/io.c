@@ -82,16 +82,45 @@ static void ist_unlink_cmd(struct iscsit_conn *conn, struct iscsit_cmd *cmd)
 	spin_unlock_bh(&conn->cmd_lock);
 }
 
-/* Give a command back to LIO once its last Send completed. */
+/* a Text Response with the C bit: its command waits for the next request */
+static bool ist_text_continues(struct ist_cmd *icmd)
+{
+	const struct iscsi_text_rsp *hdr;
+
+	if (icmd->cmd->iscsi_opcode != ISCSI_OP_TEXT)
+		return false;
+	hdr = (const struct iscsi_text_rsp *)(icmd->tx.hdr + ISDM_HDR_LEN_EXT);
+	return hdr->flags & ISCSI_FLAG_TEXT_CONTINUE;
+}
+
+/*
+ * Give a command back to LIO once its last Send completed.
+ *
+ * The command leaves the connection's list before it is marked
+ * ISTATE_SENT_STATUS: in a session without RDMAExtensions=Yes (LIO
+ * negotiates No for every discovery session, iSER ones included) each
+ * ExpStatSN that arrives makes LIO free the commands it finds on that list
+ * in that state (iscsit_ack_from_expstatsn()), and a command marked first
+ * and unlinked after was freed twice when a PDU came in between.
+ */
 static void ist_put_cmd(struct ist_cmd *icmd, bool comp_err)
 {
 	struct iscsit_cmd *cmd = icmd->cmd;
 	struct iscsit_conn *conn = icmd->conn->conn;
-	struct iscsi_text_rsp *hdr;
+
+	if (!comp_err && ist_text_continues(icmd)) {
+		/* kept for the next Text Request: LIO owns it from here */
+		spin_lock_bh(&cmd->istate_lock);
+		cmd->i_state = ISTATE_SENT_STATUS;
+		spin_unlock_bh(&cmd->istate_lock);
+		return;
+	}
+	ist_unlink_cmd(conn, cmd);
+	if (!comp_err)
+		cmd->i_state = ISTATE_SENT_STATUS;
 
 	switch (cmd->iscsi_opcode) {
 	case ISCSI_OP_SCSI_CMD:
-		ist_unlink_cmd(conn, cmd);
 		if (cmd->data_direction == DMA_TO_DEVICE) {
 			iscsit_stop_dataout_timer(cmd);
 			/*
@@ -107,7 +136,6 @@ static void ist_put_cmd(struct ist_cmd *icmd, bool comp_err)
 		transport_generic_free_cmd(&cmd->se_cmd, 0);
 		break;
 	case ISCSI_OP_SCSI_TMFUNC:
-		ist_unlink_cmd(conn, cmd);
 		transport_generic_free_cmd(&cmd->se_cmd, 0);
 		break;
 	case ISCSI_OP_REJECT:
@@ -115,12 +143,6 @@ static void ist_put_cmd(struct ist_cmd *icmd, bool comp_err)
 	case ISCSI_OP_NOOP_IN:
 	case ISCSI_OP_ASYNC_EVENT:
 	case ISCSI_OP_TEXT:
-		hdr = (struct iscsi_text_rsp *)(icmd->tx.hdr + ISDM_HDR_LEN_EXT);
-		/* a Text command with more to come stays alive */
-		if (cmd->iscsi_opcode == ISCSI_OP_TEXT &&
-		    (hdr->flags & ISCSI_FLAG_TEXT_CONTINUE))
-			break;
-		ist_unlink_cmd(conn, cmd);
 		/* a Reject that replaced a SCSI command owns its se_cmd */
 		if (cmd->se_cmd.se_tfo) {
 			transport_generic_free_cmd(&cmd->se_cmd, 0);
@@ -209,7 +231,6 @@ static void ist_control_comp(struct work_struct *work)
 		fallthrough;
 	case ISTATE_SEND_REJECT:
 	case ISTATE_SEND_TEXTRSP:
-		cmd->i_state = ISTATE_SENT_STATUS;
 		ist_put_cmd(icmd, false);
 		break;
 	case ISTATE_SEND_LOGOUTRSP:
@@ -255,7 +276,6 @@ static void ist_send_done(struct ib_cq *cq, struct ib_wc *wc)
 			spin_unlock_bh(&cmd->istate_lock);
 			break;
 		}
-		cmd->i_state = ISTATE_SENT_STATUS;
 		ist_put_cmd(icmd, false);
 		break;
 	}
