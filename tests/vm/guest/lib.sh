@@ -417,6 +417,19 @@ vm_session_count() {
 	find /sys/class/iscsi_session/ -mindepth 1 -maxdepth 1 2>/dev/null | wc -l
 }
 
+# vm_logged_in: the session and its connection are both LOGGED IN
+vm_logged_in() {
+	iscsiadm -m session -P 1 2>/dev/null | grep -q 'iSCSI Session State: LOGGED_IN' &&
+		iscsiadm -m session -P 1 2>/dev/null | grep -q 'iSCSI Connection State: LOGGED IN'
+}
+
+# vm_conns_started: connections our initiator has started on the session's
+# host (its debugfs file; empty with the in-tree ib_iser)
+vm_conns_started() {
+	mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
+	awk '/^connections_started:/ { print $2 }' /sys/kernel/debug/ib_iser/host*/conn 2>/dev/null
+}
+
 vm_no_sessions() {
 	[ "$(vm_session_count)" = 0 ]
 }

@@ -26,17 +26,6 @@ vm_node_new
 vm_node_set node.conn[0].timeo.noop_out_interval 5
 vm_node_set node.conn[0].timeo.noop_out_timeout 5
 
-# connections the session's host has started (debugfs of our initiator)
-conns_started() {
-	mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
-	awk '/^connections_started:/ { print $2 }' /sys/kernel/debug/ib_iser/host*/conn 2>/dev/null
-}
-
-logged_in() {
-	iscsiadm -m session -P 1 2>/dev/null | grep -q 'iSCSI Session State: LOGGED_IN' &&
-		iscsiadm -m session -P 1 2>/dev/null | grep -q 'iSCSI Connection State: LOGGED IN'
-}
-
 # --portal: outage longer than the replacement timeout
 vm_node_set node.session.timeo.replacement_timeout 10
 dev=$(vm_login_disk) || exit 1
@@ -63,8 +52,8 @@ left=$((secs - ($(date +%s) - down)))
 vm_tcli "$tpg enable"
 vm_log "TPG enabled again"
 # iscsid keeps reconnecting a session past its replacement timeout
-vm_wait 90 logged_in || vm_fail "session did not come back after the outage"
-started=$(conns_started)
+vm_wait 90 vm_logged_in || vm_fail "session did not come back after the outage"
+started=$(vm_conns_started)
 vm_log "connections started on the session: $started"
 [ "${started:-0}" -ge 2 ] ||
 	vm_fail "the session came back without a new connection (connections_started ${started:-?})"

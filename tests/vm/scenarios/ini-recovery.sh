@@ -14,11 +14,6 @@ vm_iscsid_start
 vm_discover >/dev/null 2>&1 || vm_fail "SendTargets discovery failed"
 vm_node_new
 
-ini_logged_in() {
-	iscsiadm -m session -P 1 2>/dev/null | grep -q 'iSCSI Session State: LOGGED_IN' &&
-		iscsiadm -m session -P 1 2>/dev/null | grep -q 'iSCSI Connection State: LOGGED IN'
-}
-
 ini_check_data() {
 	cmp <(dd if="$dev" bs=1M count=4 iflag=direct status=none) /tmp/pattern ||
 		vm_fail "$1: data read back from $dev differs from what was written"
@@ -33,14 +28,14 @@ tpg="/iscsi/$VM_TARGET_IQN/tpg1"
 vm_tcli "$tpg disable"
 sleep 5
 vm_tcli "$tpg enable"
-vm_wait 90 ini_logged_in || vm_fail "session did not recover after the target dropped it"
+vm_wait 90 vm_logged_in || vm_fail "session did not recover after the target dropped it"
 vm_log "session recovered after the target dropped the connection"
 ini_check_data "after target drop"
 
 vm_must rdma link delete rxe1
 sleep 10
 vm_must rdma link add rxe1 type rxe netdev veth1
-vm_wait 120 ini_logged_in || vm_fail "session did not recover after device removal"
+vm_wait 120 vm_logged_in || vm_fail "session did not recover after device removal"
 vm_log "session recovered after device removal"
 ini_check_data "after device removal"
 

@@ -96,16 +96,6 @@ if [ "$VM_PEER_ROLE" = target ]; then
 fi
 
 # initiator guest
-conns_started() {
-	mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
-	awk '/^connections_started:/ { print $2 }' /sys/kernel/debug/ib_iser/host*/conn 2>/dev/null
-}
-
-logged_in() {
-	iscsiadm -m session -P 1 2>/dev/null | grep -q 'iSCSI Session State: LOGGED_IN' &&
-		iscsiadm -m session -P 1 2>/dev/null | grep -q 'iSCSI Connection State: LOGGED IN'
-}
-
 # what the link and the RDMA side look like (logged after the outage)
 vm_peer_diag() {
 	vm_log "diag: $(ip -br link show "$nic"; ip -br addr show "$nic")"
@@ -132,7 +122,7 @@ vm_node_set node.session.timeo.replacement_timeout 60
 dev=$(vm_login_disk) || exit 1
 vm_peer_signal login1
 if [ "$VM_INITIATOR" = ours ]; then
-	started=$(conns_started)
+	started=$(vm_conns_started)
 	[ "$started" = 1 ] || vm_fail "after login, connections_started is '${started}', not 1"
 fi
 (
@@ -173,14 +163,14 @@ wait "$flap"
 trap - EXIT
 kill "$imon"
 vm_log "fio verify passed across the link flap ($(($(date +%s) - start)) s)"
-vm_wait 90 logged_in || vm_fail "session not logged in after the link came back"
+vm_wait 90 vm_logged_in || vm_fail "session not logged in after the link came back"
 vm_log "$(iscsiadm -m session -P 1 2>&1 | grep -E 'State|Portal')"
 errs=$(vm_scen_dmesg | grep -E 'connection[0-9]+:[0-9]+: detected conn error')
 vm_scen_dmesg | grep -E 'ib_iser|iser|connection[0-9]|iscsi' | tail -n 12
 [ -n "$errs" ] ||
 	vm_fail "no connection error in the kernel log: the $secs s link outage did not break the connection"
 if [ "$VM_INITIATOR" = ours ]; then
-	started=$(conns_started)
+	started=$(vm_conns_started)
 	vm_log "connections started on the session: $started"
 	[ "${started:-0}" -ge 2 ] ||
 		vm_fail "no reconnection after a $secs s link outage (connections_started ${started:-?})"
