@@ -373,8 +373,15 @@ vm_iscsid_start() {
 	if [ -s /run/iscsid.pid ] && kill -0 "$(cat /run/iscsid.pid)" 2>/dev/null; then
 		return 0
 	fi
-	vm_must iscsid
-	vm_wait 10 test -s /run/iscsid.pid || vm_fail "iscsid did not start"
+	# in the foreground, so that its log (connects, logins, reopens) lands
+	# in the scenario's directory instead of a syslog the guest lacks; in
+	# a session of its own, since it signals its whole process group when
+	# it stops
+	vm_log "+ setsid iscsid -f -d 3 >${VM_SCEN_DIR:-/tmp}/iscsid.log"
+	setsid iscsid -f -d 3 >"${VM_SCEN_DIR:-/tmp}/iscsid.log" 2>&1 </dev/null &
+	echo $! >/run/iscsid.pid
+	vm_wait 10 grep -q ISCSIADM_ABSTRACT_NAMESPACE /proc/net/unix ||
+		vm_fail "iscsid did not start: $(tail -3 "${VM_SCEN_DIR:-/tmp}/iscsid.log")"
 }
 
 vm_iscsid_stop() {
