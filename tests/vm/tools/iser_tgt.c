@@ -58,6 +58,10 @@
  * closed: the initiator disconnected within 20 s of it (self: the tool
  * did, for good and reserved when it had to).
  *
+ * When the last case is good, further connections are served as good ones
+ * (a line each) until the initiator logs out or none comes within -w
+ * seconds.
+ *
  * usage: iser_tgt [-c CASE,...] [-t LBA] [-w SECONDS] ADDR PORT.  Exit
  * status 0 when every case got a connection, 1 on a local error or when
  * no connection came within -w seconds (default 240).
@@ -123,6 +127,8 @@ static int send_inv, rsvd_bits, logged_in, sent, fired;
 static uint32_t stat_sn, exp_cmd_sn;
 static struct cmd held;
 static int have_held;
+/* the initiator sent a Logout Request (on any connection) */
+static int logged_out;
 
 /* Response header: iSER header + BHS with ITT, StatSN, ExpCmdSN, MaxCmdSN. */
 static unsigned char *rsp_start(unsigned char op, unsigned char flags,
@@ -630,6 +636,7 @@ static int ffp_step(const unsigned char *msg)
 		itool_put_be32(r + 20, 0xffffffff);
 		return post_rsp(ISDM_HDR_LEN_EXT + ISDM_BHS_LEN, NULL, 0, 0, 0);
 	case ISDM_OP_LOGOUT_REQ:
+		logged_out = 1;
 		rsp_start(ISDM_OP_LOGOUT_RSP, ISDM_BHS_FINAL, 0, itt, 1);
 		post_rsp(ISDM_HDR_LEN_EXT + ISDM_BHS_LEN, NULL, 0, 0, 0);
 		return 1;
@@ -828,6 +835,18 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		serve(ev, cases[i], itool_now() + wait_sec);
+	}
+	/*
+	 * A last good case serves every further connection until the
+	 * initiator logs out: a session that recovers once more (a slow
+	 * login retried) still finds its target.
+	 */
+	while (cases[nr - 1] == GOOD && !logged_out) {
+		struct rdma_cm_event *ev = next_request(wait_sec);
+
+		if (!ev)
+			break;
+		serve(ev, GOOD, itool_now() + wait_sec);
 	}
 	rdma_destroy_id(listener);
 	rdma_destroy_event_channel(t.ch);
