@@ -819,11 +819,14 @@ free_rx:
  * 512 KiB).
  */
 static int isi_rx_buf_init(struct isi_conn *ic, struct isdm_rx_desc *d,
-			   u32 size)
+			   u32 size, bool may_fail)
 {
 	struct ib_device *ib_dev = ic->dev->ib_dev;
 
-	d->buf = alloc_pages_exact(size, GFP_KERNEL);
+	/* an optional buffer does not push the system into hard reclaim */
+	d->buf = alloc_pages_exact(size, may_fail ?
+				   GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN :
+				   GFP_KERNEL);
 	if (!d->buf)
 		return -ENOMEM;
 	d->dma = ib_dma_map_single(ib_dev, d->buf, size, DMA_FROM_DEVICE);
@@ -882,13 +885,22 @@ u32 isi_rx_count(struct isi_conn *ic, u32 cmds_max, u32 data_max, u64 budget)
 /**
  * isi_rx_ffp_post() - allocate and post the full-feature receive buffers
  * @ic: the connection
- * @nr: buffers
- * @data_max: data segment bytes each must hold (InitiatorRecvDSL)
+ * @nr: buffers wanted
+ * @data_max: data segment bytes each must hold (InitiatorRecvDataSegmentLength)
+ *
+ * Each buffer is one physically contiguous allocation (up to 260 KiB). When
+ * memory runs short after %ISI_RX_MIN of them (only where isi_rx_count()
+ * allowed fewer than one per task, i.e. InfiniBand and RoCE), the
+ * connection goes on with the buffers it has: fewer buffers only mean RNR
+ * retries, not a failed login.
  *
  * Return: 0, -ENOMEM or the error of ib_post_recv().
  */
 int isi_rx_ffp_post(struct isi_conn *ic, u32 nr, u32 data_max)
 {
+	u32 size = ISDM_HDR_LEN_EXT + ISDM_BHS_LEN + data_max;
+	bool may_shrink = nr > ISI_RX_MIN &&
+		rdma_ib_or_roce(ic->dev->ib_dev, ic->cm_id->port_num);
 	u32 i;
 	int ret;
 
@@ -898,9 +910,14 @@ int isi_rx_ffp_post(struct isi_conn *ic, u32 nr, u32 data_max)
 	ic->nr_rx = nr;
 	ic->rx_data_max = data_max;
 	for (i = 0; i < nr; i++) {
-		ret = isi_rx_buf_init(ic, &ic->rx[i],
-				      ISDM_HDR_LEN_EXT + ISDM_BHS_LEN +
-				      data_max);
+		ret = isi_rx_buf_init(ic, &ic->rx[i], size,
+				      may_shrink && i >= ISI_RX_MIN);
+		if (ret == -ENOMEM && may_shrink && i >= ISI_RX_MIN) {
+			pr_warn_ratelimited("out of memory after %u of %u receive buffers of %u bytes: going on with %u\n",
+					    i, nr, size, i);
+			ic->nr_rx = i;
+			return 0;
+		}
 		if (ret)
 			return ret;
 		ret = isdm_rx_post(ic->q.qp, ic->dev, &ic->rx[i]);

@@ -23,10 +23,16 @@
 
 #define ISI_RESOLVE_MS		1000
 
-static unsigned int rx_budget_kb = 4096;
+/*
+ * 16 MiB: with open-iscsi's default MaxRecvDataSegmentLength (256 KiB),
+ * 63 buffers, enough for its default queue depth of 32 commands per LUN
+ * and the unsolicited PDUs with no RNR retry; with 64 KiB or less, one
+ * buffer per task of a 128-task session.
+ */
+static unsigned int rx_budget_kb = 16384;
 module_param(rx_budget_kb, uint, 0644);
 MODULE_PARM_DESC(rx_budget_kb,
-		 "KiB of full-feature receive buffers per connection on InfiniBand/RoCE (at least 16 buffers; default 4096)");
+		 "KiB of full-feature receive buffers per connection on InfiniBand/RoCE (at least 16 buffers; default 16384)");
 
 static unsigned int max_io_kb = ISI_MAX_IO_KB_DEF;
 

@@ -12,13 +12,13 @@
 #               less when the device bounds it) and a fio job with E KiB
 #               blocks must verify
 # The iSCSI side is fixed: the node record asks for MaxRecvDataSegmentLength
-# (InitiatorRecvDataSegmentLength with iSER) 65536, FirstBurstLength 32768,
+# (InitiatorRecvDataSegmentLength with iSER) 131072, FirstBurstLength 32768,
 # MaxBurstLength 131072, ImmediateData Yes, InitialR2T No; the TPG allows
 # InitialR2T=No and keeps its defaults otherwise (FirstBurstLength 65536,
 # MaxBurstLength 262144, TargetRecvDataSegmentLength 8192).  The receive
-# buffers in debugfs must hold exactly the declared 65536 bytes, and with
-# the default rx_budget_kb (4096) on RoCE there are 60 of them (17 pages
-# each).
+# buffers in debugfs must hold exactly the declared 131072 bytes, and with
+# the default rx_budget_kb (16384) on RoCE there are 124 of them (33 pages
+# each), fewer than the 144 of a full ring.
 
 max_io=""
 expect=()
@@ -50,7 +50,7 @@ vm_target_setup
 vm_tcli "/iscsi/$VM_TARGET_IQN/tpg1 set parameter InitialR2T=No"
 vm_iscsid_start
 vm_node_new
-vm_node_set node.conn[0].iscsi.MaxRecvDataSegmentLength 65536
+vm_node_set node.conn[0].iscsi.MaxRecvDataSegmentLength 131072
 vm_node_set node.session.iscsi.FirstBurstLength 32768
 vm_node_set node.session.iscsi.MaxBurstLength 131072
 vm_node_set node.session.iscsi.ImmediateData Yes
@@ -62,7 +62,7 @@ dev=$(vm_login_disk) || exit 1
 # iscsiadm -m session -P 3: negotiated = configured, combined per RFC 7143
 info=$(iscsiadm -m session -P 3 2>&1)
 echo "$info" | sed -n '/Negotiated iSCSI params/,$p'
-for kv in MaxRecvDataSegmentLength=65536 MaxXmitDataSegmentLength=8192 \
+for kv in MaxRecvDataSegmentLength=131072 MaxXmitDataSegmentLength=8192 \
 	FirstBurstLength=32768 MaxBurstLength=131072 ImmediateData=Yes \
 	InitialR2T=No HeaderDigest=None DataDigest=None; do
 	echo "$info" | grep -qx "[[:space:]]*${kv%%=*}: ${kv#*=}" ||
@@ -76,7 +76,7 @@ f=/sys/kernel/debug/ib_iser/$host/conn
 [ -r "$f" ] || vm_fail "no $f (debugfs: $(ls /sys/kernel/debug/ib_iser 2>&1))"
 mode=$(cat "$f")
 echo "$mode"
-for kv in state=up connections_started=1 rx_data_bytes=65536 rx_buffers=60 "${expect[@]}"; do
+for kv in state=up connections_started=1 rx_data_bytes=131072 rx_buffers=124 "${expect[@]}"; do
 	echo "$mode" | grep -q "^${kv%%=*}: ${kv#*=}\( \|\$\)" ||
 		vm_fail "$f: expected ${kv%%=*}: ${kv#*=}, have: $(echo "$mode" | grep "^${kv%%=*}:")"
 done
