@@ -32,6 +32,12 @@
 #define ISI_RX_DATA_MAX		262144
 /* receive buffers posted at least where RNR flow control applies */
 #define ISI_RX_MIN		16
+/*
+ * Data segments of a WRITE whose data all goes as immediate data, sent from
+ * its pages without registration (TargetRecvDataSegmentLength is 8 KiB with
+ * Linux targets: at most three pages, four with an odd start)
+ */
+#define ISI_IMM_SGE		4
 /* unsolicited Data-Out sends in flight beyond one per task */
 #define ISI_DATAOUT_MAX		256
 /*
@@ -70,7 +76,7 @@ struct isi_tx {
 	u8			hdr[ISI_TX_HDR_MAX];
 	u64			dma;
 	unsigned int		off;
-	struct ib_sge		sge[2];
+	struct ib_sge		sge[1 + ISI_IMM_SGE];
 	int			num_sge;
 	int			nr_wr;
 	struct ib_cqe		cqe;
@@ -186,6 +192,8 @@ struct isi_host {
  * @reg_cqe: completion of unsignaled REG_MR and LOCAL_INV (errors only)
  * @sq_size: send queue slots
  * @sq_used: slots in use
+ * @imm_sge: data SGEs a Send may carry besides the headers (at most
+ *	%ISI_IMM_SGE, fewer if the device allows fewer)
  */
 struct isi_conn {
 	struct isdm_queues	q;
@@ -222,6 +230,7 @@ struct isi_conn {
 	struct ib_cqe		reg_cqe;
 	int			sq_size;
 	atomic_t		sq_used;
+	u32			imm_sge;
 };
 
 extern struct workqueue_struct *isi_release_wq;

@@ -163,13 +163,15 @@ static int isi_route_resolved(struct isi_conn *ic)
 	ic->sq_size = ISI_CMDS_MAX * 3 + ISI_DATAOUT_MAX;
 	qa.send_wr = ic->sq_size;
 	qa.recv_wr = ISI_CMDS_MAX + ISI_RX_EXTRA + 1;
-	qa.send_sge = 2;
+	/* headers, then data by MR, or the pages of an all-immediate WRITE */
+	qa.send_sge = 1 + ISI_IMM_SGE;
 	qa.poll_ctx = IB_POLL_SOFTIRQ;
 	qa.qp_context = ic;
 	qa.event_handler = isi_qp_event;
 	ret = isdm_queues_create(ic->cm_id, ic->dev, &ic->q, &qa);
 	if (ret)
 		return ret;
+	ic->imm_sge = min_t(u32, ib_dev->attrs.max_send_sge, 1 + ISI_IMM_SGE) - 1;
 
 	/* a Send that finds no receive buffer is retried after 0.32 ms */
 	ret = rdma_set_min_rnr_timer(ic->cm_id, IB_RNR_TIMER_000_32);
