@@ -11,6 +11,9 @@
 #   make fuzz            libFuzzer targets, FUZZ_SECONDS each
 #   make vm-check        end-to-end scenarios in qemu guests, both kernels
 #   make vm-full         the same plus the slower parameter variants
+#   make vm-selftest     the rig's gates tried on purpose (must catch a
+#                        WARNING, a taint, a console-only line, a crash,
+#                        a late oops, a lost BEGIN marker; bad usage)
 #   make check           all of the above; installs missing packages first
 #   make demo            the main job: iSER target + login + verified I/O
 #   make bench           ours side by side with the in-tree pair, as ratios
@@ -30,7 +33,7 @@ KREL = $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' \
 	$(KDIR)/include/generated/utsrelease.h 2>/dev/null)
 FUZZ_SECONDS ?= 20
 
-.PHONY: all modules modules-all sparse unit fuzz vm-tools vm-check vm-full check demo bench \
+.PHONY: all modules modules-all sparse unit fuzz vm-tools vm-check vm-full vm-selftest check demo bench \
 	install checkpatch deps clean
 
 all: modules
@@ -62,6 +65,9 @@ vm-check: modules-all vm-tools
 
 vm-full: modules-all vm-tools
 	@$(TOP)/tests/vm/vm-check.sh --full
+
+vm-selftest:
+	@$(TOP)/tests/vm/selftest.sh
 
 checkpatch:
 	@$(TOP)/scripts/checkpatch.sh

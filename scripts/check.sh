@@ -87,6 +87,9 @@ many fuzz make -s -C "$top/tests/fuzz" run FUZZ_SECONDS="${FUZZ_SECONDS:-20}"
 
 echo "==== guests"
 one vm-tools make -s -C "$top/tests/vm/tools"
+# the rig's gates tried on purpose first: a green guest set means little
+# if a broken kernel could pass them
+many vm-selftest "$top/tests/vm/selftest.sh" --kernel 6.1
 many vm "$top/tests/vm/vm-check.sh"
 
 echo

@@ -24,8 +24,8 @@ fi
 
 cd "$top"
 files=$(git ls-files 'drivers/*.[ch]' 'include/*.h' 'tests/unit/*.[ch]' \
-	'tests/fuzz/*.[ch]' 2>/dev/null)
-[ -n "$files" ] || files=$(find drivers include tests/unit tests/fuzz -name '*.[ch]')
+	'tests/fuzz/*.[ch]' 'tests/vm/tools/*.[ch]' 2>/dev/null)
+[ -n "$files" ] || files=$(find drivers include tests/unit tests/fuzz tests/vm/tools -name '*.[ch]')
 files=$(echo "$files" | sed "s|^|$top/|")
 # checkpatch.pl leaves a CamelCase cache (.checkpatch-camelcase.*, ignored
 # by git) in the working directory.

@@ -97,6 +97,15 @@ t0=$(vm_now)
 echo "demo: booting a $kernel guest ($rel) under qemu TCG, 2 vCPUs; logs in $job"
 vm_boot "$rel" "$job" $((VM_BOOT_TIMEOUT + tmo + VM_SCENARIO_SLACK + 60)) show
 result=$(cat "$job/demo/result" 2>/dev/null)
+# the host's own look at the whole console, and a clean end of the guest
+if [ "$result" = PASS ]; then
+	bad=$(vm_console_scan "$job/console.log" | cut -f 2 | head -n 3 | paste -sd ';' -)
+	if [ -n "$bad" ]; then
+		result="FAIL: console: $bad"
+	elif [ "$VM_STATE" != done ] || [ "$VM_DONE_RC" != 0 ]; then
+		result="FAIL: the guest did not end cleanly: $(cat "$job/final" 2>/dev/null || vm_state_sentence "$job")"
+	fi
+fi
 echo
 if [ "$result" = PASS ]; then
 	echo "=== iSER demo summary ($(($(vm_now) - t0)) s) ==="

@@ -28,7 +28,9 @@ usage: tests/vm/vm-check.sh [--kernel 6.1|6.12|RELEASE]... [--scenario NAME]...
   --full         the default scenarios and those marked "full" (make vm-full)
   --all          run every scenario of the list, the non-default ones too
   --list         print the scenarios and exit
-Environment: ISER_VM_LIST (another scenario list), ISER_VM_MODDIR (our .ko tree in the guest, default
+Environment: ISER_VM_LIST (another scenario list), ISER_VM_LOGS (where the
+logs go, default build/vm/logs), ISER_VM_LOG_BUF_LEN (the guest kernel's
+log buffer, default 64M), ISER_VM_MODDIR (our .ko tree in the guest, default
 build/<release>), ISER_VM_MEM, ISER_VM_CPUS, ISER_VM_BOOT_TIMEOUT,
 ISER_VM_APPEND (extra kernel command line, e.g. slub_debug=FZPU),
 ISER_VM_PAIR_CPUS, ISER_VM_PAIR_MEM, ISER_VM_PAIR_GRACE (two-guest rows).
@@ -56,9 +58,12 @@ done
 [ ${#kernels[@]} -gt 0 ] || kernels=(6.1 6.12)
 
 # the selected lines of scenarios.list, in list order
+[ -r "$VM_LIST" ] || vm_die "no scenario list: $VM_LIST is missing or unreadable"
 list=$(grep -vE '^[[:space:]]*(#|$)' "$VM_LIST")
+[ -n "$list" ] || vm_die "the scenario list $VM_LIST has no scenarios"
 if [ ${#wanted[@]} -gt 0 ]; then
 	for s in "${wanted[@]}"; do
+		[ -n "$s" ] || vm_die "an empty scenario name was given"
 		echo "$list" | awk -v n="$s" '$1 == n { f = 1 } END { exit !f }' ||
 			vm_die "unknown scenario '$s' (see tests/vm/vm-check.sh --list)"
 	done
@@ -70,6 +75,17 @@ elif [ $all = 1 ]; then
 else
 	selected=$(echo "$list" | awk '$4 == "yes"')
 fi
+[ -n "$selected" ] || vm_die "no scenario selected from $VM_LIST"
+# every selected row is well formed and its body exists
+while read -r name ini tgt def tmo body _; do
+	[ -n "$body" ] || vm_die "$VM_LIST: scenario '$name' has too few fields"
+	case $tmo in '' | *[!0-9]*) vm_die "$VM_LIST: scenario '$name' has a bad timeout '$tmo'" ;; esac
+	[ -f "$VM_DIR/scenarios/$body.sh" ] ||
+		vm_die "$VM_LIST: scenario '$name' names a body that does not exist: tests/vm/scenarios/$body.sh"
+done <<<"$selected"
+[ -z "$(echo "$selected" | awk '{ print $1 }' | sort | uniq -d)" ] ||
+	vm_die "$VM_LIST: a scenario name appears twice: $(echo "$selected" | awk '{ print $1 }' | sort | uniq -d | paste -sd ' ' -)"
+nselected=$(echo "$selected" | wc -l)
 
 # prerequisites, all checked before the first boot
 vm_check_tools
@@ -92,15 +108,46 @@ report() { # KERNEL NAME RESULT LOG
 }
 
 declare -A done_scen
-on_line() { # progress line from the guest
-	local kw name
-	read -r kw name _ <<<"$1"
-	if [ "$kw" = END ] && [ -z "${done_scen[$cur_kernel/$name]:-}" ]; then
-		done_scen[$cur_kernel/$name]=1
-		report "$cur_kernel" "$name" "$(cat "$job/$name/result" 2>/dev/null || echo 'FAIL: no result file')" "$job/$name/log"
+# progress from the guest; results are reported after the boot, once the
+# host has checked the whole console log as well
+on_line() {
+	local kw name res secs
+	read -r kw name res secs _ <<<"$1"
+	if [ "$kw" = END ]; then
+		echo "vm-check: $cur_kernel: $name ended ($res, $secs)" >&2
 	elif [ "$kw" = FATAL ]; then
 		echo "vm-check: guest: ${1#FATAL }" >&2
 	fi
+}
+
+# boot_fail KERNEL WHAT REASON LOG: a failure of a boot as a whole (not of a
+# scenario): counted as a failed test
+boot_fail() {
+	echo "FAIL $1 $2: $3 (log: $4)"
+	failed=$((failed + 1))
+}
+
+# console_check JOB CONSOLE BOOTLABEL NAMES...: after a boot, fold the
+# console's bad lines into the results of the scenarios NAMES that ran in
+# it (a PASS whose window has one becomes a FAIL), and fail the boot for
+# bad lines outside every scenario.
+console_check() {
+	local j=$1 con=$2 label=$3 scan n lines res
+	shift 3
+	scan=$(vm_console_scan "$con")
+	[ -n "$scan" ] || return 0
+	for n in "$@"; do
+		lines=$(echo "$scan" | awk -F '\t' -v n="$n" '$1 == n { print $2 }' | head -n 2 | paste -sd ';' -)
+		[ -n "$lines" ] || continue
+		res=$(cat "$j/$n/result" 2>/dev/null)
+		case $res in
+		*"console: "*) ;;
+		PASS) echo "FAIL: console: $lines" >"$j/$n/result" ;;
+		?*) echo "$res; console: $lines" >"$j/$n/result" ;;
+		esac
+	done
+	lines=$(echo "$scan" | awk -F '\t' '$1 == "-" { print $2 }' | head -n 3 | paste -sd ';' -)
+	[ -z "$lines" ] || boot_fail "$cur_kernel" "$label" "kernel log outside every scenario: $lines" "$con"
 }
 
 # a two-guest scenario's initiator guest ended its scenario: the target
@@ -116,22 +163,36 @@ pair_line() {
 }
 
 # pair_result KERNEL ROW: after vm_pair_boot, report the scenario: PASS
-# only if both guests passed (each checked its own kernel log and teardown).
-# The combined result replaces the initiator guest's result file.
+# only if both guests passed (each checked its own kernel log and teardown),
+# both consoles are free of bad kernel log lines, and both guests ended
+# with a clean DONE (a late oops in either fails the row).  The combined
+# result replaces the initiator guest's result file.
 pair_result() {
-	local k=$1 name ires tres log reason=""
+	local k=$1 name ires tres log reason="" pjob scan
 	read -r name _ <<<"$2"
+	pjob=$job/$name.peer
 	ires=$(cat "$job/$name/result" 2>/dev/null) ||
 		ires="FAIL: $(vm_state_reason "$job")"
-	tres=$(cat "$job/$name.peer/$name/result" 2>/dev/null) ||
+	tres=$(cat "$pjob/$name/result" 2>/dev/null) ||
 		tres="FAIL: $VM_PEER_REASON"
 	log=$job/$name/log
 	[ -f "$log" ] || log=$job/boot$boot-console.log
 	[ "$ires" = PASS ] || reason="initiator guest: ${ires#FAIL: }"
 	if [ "$tres" != PASS ]; then
 		reason="${reason:+$reason; }target guest: ${tres#FAIL: }"
-		[ "$ires" = PASS ] && log=$job/$name.peer/$name/log
-		[ -f "$log" ] || log=$job/$name.peer/console.log
+		[ "$ires" = PASS ] && log=$pjob/$name/log
+		[ -f "$log" ] || log=$pjob/console.log
+	fi
+	# what the result files cannot say: the consoles, and how each guest ended
+	scan=$(vm_console_scan "$job/console.log" | cut -f 2 | head -n 2 | paste -sd ';' -)
+	[ -z "$scan" ] || reason="${reason:+$reason; }initiator guest console: $scan"
+	scan=$(vm_console_scan "$pjob/console.log" | cut -f 2 | head -n 2 | paste -sd ';' -)
+	[ -z "$scan" ] || reason="${reason:+$reason; }target guest console: $scan"
+	if [ "$ires" = PASS ] && { [ "$VM_STATE" != done ] || [ "$VM_DONE_RC" != 0 ]; }; then
+		reason="${reason:+$reason; }initiator guest did not end cleanly: $(cat "$job/final" 2>/dev/null || vm_state_sentence "$job")"
+	fi
+	if [ "$tres" = PASS ] && { [ "$VM_PEER_STATE" != done ] || [ "$(cat "$pjob/done-rc" 2>/dev/null)" != 0 ]; }; then
+		reason="${reason:+$reason; }target guest did not end cleanly: $(cat "$pjob/final" 2>/dev/null || echo "$VM_PEER_REASON")"
 	fi
 	mkdir -p "$job/$name"
 	if [ -z "$reason" ]; then
@@ -140,12 +201,13 @@ pair_result() {
 		echo "FAIL: $reason" >"$job/$name/result"
 	fi
 	report "$k" "$name" "$(cat "$job/$name/result")" "$log"
+	done_scen[$k/$name]=1
 }
 
 for k in "${kernels[@]}"; do
 	rel=${rels[$k]}
 	cur_kernel=$k
-	job=$VM_OUT/logs/$k
+	job=${ISER_VM_LOGS:-$VM_OUT/logs}/$k
 	rm -rf "$job"
 	mkdir -p "$job" || vm_die "cannot create $job"
 	{
@@ -165,21 +227,25 @@ for k in "${kernels[@]}"; do
 			'{ t += $5 + s } END { print t + b + 60 }')
 		vm_boot "$rel" "$job" "$hard" on_line
 		why=$(vm_state_reason "$job")
-		for f in console.log progress qemu.log guest.log; do
+		for f in console.log progress qemu.log guest.log done-rc final final-dmesg; do
 			[ -f "$job/$f" ] && mv "$job/$f" "$job/boot$boot-$f"
 		done
+		# the scenarios of this boot that left a result: the console may
+		# still turn a PASS into a FAIL
+		ran=()
+		while read -r name _; do
+			[ -f "$job/$name/result" ] && ran+=("$name")
+		done <<<"$remaining"
+		console_check "$job" "$job/boot$boot-console.log" "boot$boot" "${ran[@]}"
 		# a boot that ended early: the running scenario fails, the ones not
 		# started yet get another boot (unless this boot got nowhere)
 		progress=0
 		[ -n "$VM_CURRENT" ] && progress=1
-		while read -r name _; do
-			[ -f "$job/$name/result" ] && progress=1
-		done <<<"$remaining"
+		[ ${#ran[@]} -gt 0 ] && progress=1
 		next=""
 		while read -r name _; do
 			if [ -f "$job/$name/result" ]; then
-				[ -n "${done_scen[$k/$name]:-}" ] ||
-					report "$k" "$name" "$(cat "$job/$name/result")" "$job/$name/log"
+				report "$k" "$name" "$(cat "$job/$name/result")" "$job/$name/log"
 			elif [ "$VM_STATE" = "done" ]; then
 				report "$k" "$name" "FAIL: the guest finished without a result" "$job/boot$boot-guest.log"
 			elif [ "$name" = "$VM_CURRENT" ] || [ $progress = 0 ]; then
@@ -190,6 +256,15 @@ for k in "${kernels[@]}"; do
 			fi
 			done_scen[$k/$name]=1
 		done <<<"$remaining"
+		# the boot itself must end cleanly: a guest that died or hung after
+		# its last scenario, or whose final check found a late oops or taint,
+		# fails the run even though every scenario passed
+		if [ "$VM_STATE" != done ] && [ -z "$VM_CURRENT" ] && [ $progress = 1 ]; then
+			boot_fail "$k" "boot$boot" "after the last scenario: $why" "$job/boot$boot-console.log"
+		elif [ "$VM_STATE" = done ] && [ "$VM_DONE_RC" != 0 ]; then
+			boot_fail "$k" "boot$boot" "final check: $(cat "$job/boot$boot-final" 2>/dev/null || echo "run-job.sh exited with status $VM_DONE_RC")" \
+				"$job/boot$boot-final-dmesg"
+		fi
 		remaining=$(echo "$next" | sed '/^$/d')
 		[ -n "$remaining" ] &&
 			echo "vm-check: $k: guest stopped ($VM_STATE) in ${VM_CURRENT:-set-up}; booting again for the other scenarios" >&2
@@ -200,10 +275,15 @@ for k in "${kernels[@]}"; do
 		vm_pair_boot "$rel" "$job" "$row" pair_line
 		# (before the renames: the reason may quote console.log)
 		pair_result "$k" "$row"
-		for f in console.log progress qemu.log guest.log; do
+		for f in console.log progress qemu.log guest.log done-rc final final-dmesg; do
 			[ -f "$job/$f" ] && mv "$job/$f" "$job/boot$boot-$f"
 		done
 	done <<<"$pairs"
+	# every selected scenario must have come back with a result
+	while read -r name _; do
+		[ -n "${done_scen[$k/$name]:-}" ] ||
+			report "$k" "$name" "FAIL: no result came back for it" "$job"
+	done <<<"$selected"
 	echo "# $k ($rel): $(echo "$selected" | wc -l) scenario(s), $boot boot(s), $(($(vm_now) - kstart)) s; logs in $job"
 done
 

@@ -165,12 +165,24 @@ vm_insmod_ours() {
 }
 
 # vm_modprobe_intree NAME: load the in-tree module, refusing to mix it up
-# with ours of the same name.
+# with ours of the same name: modprobe must resolve NAME to the kernel's own
+# file under kernel/drivers/infiniband/ulp/ (not, say, ours installed in
+# updates/ for this release), and the loaded module must be that file.
 vm_modprobe_intree() {
 	local name=$1 ko want have
-	vm_must modprobe "$name"
 	ko=$(modinfo -n "$name" 2>/dev/null)
+	[ -n "$ko" ] || vm_fail "in-tree $name: modinfo does not find it for $VM_REL"
+	case $ko in
+	"/lib/modules/$VM_REL/kernel/drivers/infiniband/ulp/"*) ;;
+	*) vm_fail "in-tree $name: modprobe would load $ko, not the kernel's own module under /lib/modules/$VM_REL/kernel/drivers/infiniband/ulp/" ;;
+	esac
 	want=$(modinfo -F srcversion "$ko" 2>/dev/null)
+	if vm_loaded "$name"; then
+		have=$(cat "/sys/module/$name/srcversion" 2>/dev/null)
+		[ -z "$want" ] || [ "$have" = "$want" ] ||
+			vm_fail "a different $name is already loaded (srcversion '$have', the in-tree $ko has '$want')"
+	fi
+	vm_must modprobe "$name"
 	have=$(cat "/sys/module/$name/srcversion" 2>/dev/null)
 	[ -z "$want" ] || [ "$have" = "$want" ] ||
 		vm_fail "$name loaded is not the in-tree one (srcversion '$have', $ko has '$want')"

@@ -7,8 +7,16 @@
 # (the format of tests/vm/scenarios.list).  For each scenario this writes
 # JOBDIR/NAME/{log,dmesg,result}; result is "PASS" or "FAIL: reason".
 # A scenario fails when its body fails or times out, when teardown cannot
-# log out or unload a module, or when the kernel log of the scenario has a
-# WARNING, BUG, Oops, hung task or the like.
+# log out or unload a module, when the kernel log of the scenario has a
+# WARNING, BUG, Oops, hung task or the like, when its BEGIN marker is no
+# longer in the kernel's log buffer (its window could not be checked), or
+# when the kernel gained a taint flag while it ran.
+#
+# After the last scenario a final check waits a few seconds for deferred
+# work (an oops after rmmod, a late release) and fails the job when the
+# kernel log after the last END marker has a bad line or the kernel gained
+# a taint flag; the reason is written to JOBDIR/final and the exit status
+# (0 clean, 1 not) is what pid1.sh reports in its "DONE" line.
 
 job=$1
 here=$(cd "$(dirname "$0")" && pwd)
@@ -18,6 +26,26 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 progress() {
 	echo "@@ $*" >/dev/ttyS1
+}
+
+# taint bits a scenario may set: O (12, out-of-tree module: ours) and E
+# (13, unsigned module: ours, on a kernel that checks signatures)
+VM_TAINT_OK=$(((1 << 12) | (1 << 13)))
+
+tainted() {
+	cat /proc/sys/kernel/tainted 2>/dev/null || echo 0
+}
+
+# taint_reason BEFORE AFTER: a sentence naming the flags set in between
+# (other than VM_TAINT_OK), empty when there are none
+taint_reason() {
+	local new=$(($2 & ~$1 & ~VM_TAINT_OK)) letters=PFSRMBUDAWCIOELKXTN i out=""
+	[ "$new" = 0 ] && return 0
+	for ((i = 0; i < 32; i++)); do
+		[ $((new >> i & 1)) = 1 ] || continue
+		out="$out ${letters:i:1}(bit $i)"
+	done
+	echo "the kernel was tainted:${out} (tainted $1 -> $2)"
 }
 
 init_err=""
@@ -31,6 +59,7 @@ while read -r name ini tgt _default tmo body args <&3; do
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	progress "BEGIN $name $tmo"
+	taint0=$(tainted)
 	vm_kmsg "iser-vm: BEGIN $name"
 	reason=""
 	start=$(date +%s)
@@ -64,8 +93,17 @@ while read -r name ini tgt _default tmo body args <&3; do
 	vm_kmsg "iser-vm: END $name"
 	dmesg | awk -v b="iser-vm: BEGIN $name" -v e="iser-vm: END $name" \
 		'index($0, b) { p = 1 } p { print } index($0, e) { exit }' >"$dir/dmesg"
+	# an empty window would pass: the BEGIN marker must still be there
+	if ! grep -q "iser-vm: BEGIN $name" "$dir/dmesg" ||
+		! grep -q "iser-vm: END $name" "$dir/dmesg"; then
+		reason="${reason:+$reason; }kernel log: the scenario's BEGIN marker is no longer in the log buffer (overrun), its kernel log cannot be checked"
+	fi
 	bad=$(vm_klog_check "$dir/dmesg" | head -n 3 | sed 's/^\[[^]]*\] *//' | paste -sd ';' -)
 	[ -n "$bad" ] && reason="${reason:+$reason; }kernel log: $bad"
+	taint=$(taint_reason "$taint0" "$(tainted)")
+	[ -n "$taint" ] && reason="${reason:+$reason; }$taint"
+	last=$name
+	last_taint=$(tainted)
 	secs=$(($(date +%s) - start))
 	if [ -z "$reason" ]; then
 		echo "PASS" >"$dir/result"
@@ -76,4 +114,23 @@ while read -r name ini tgt _default tmo body args <&3; do
 	fi
 	echo "$secs" >"$dir/seconds"
 done 3<"$job/job.list" </dev/null
+
+# the final check: what happened after the last scenario ended
+final=""
+if [ -n "${last:-}" ]; then
+	sleep "${VM_FINAL_WAIT:-5}"
+	vm_kmsg "iser-vm: FINAL"
+	dmesg | awk -v e="iser-vm: END $last" 'p { print } index($0, e) { p = 1 }' >"$job/final-dmesg"
+	grep -q "iser-vm: FINAL" "$job/final-dmesg" ||
+		final="the last scenario's END marker is no longer in the log buffer"
+	bad=$(vm_klog_check "$job/final-dmesg" | head -n 3 | sed 's/^\[[^]]*\] *//' | paste -sd ';' -)
+	[ -n "$bad" ] && final="${final:+$final; }kernel log after the last scenario: $bad"
+	taint=$(taint_reason "$last_taint" "$(tainted)")
+	[ -n "$taint" ] && final="${final:+$final; }after the last scenario, $taint"
+fi
+if [ -n "$final" ]; then
+	echo "$final" >"$job/final"
+	exit 1
+fi
+echo clean >"$job/final"
 exit 0

@@ -18,6 +18,9 @@ VM_MEM=${ISER_VM_MEM:-3G}
 VM_CPUS=${ISER_VM_CPUS:-2}
 # seconds from qemu start until the guest must have said "UP"
 VM_BOOT_TIMEOUT=${ISER_VM_BOOT_TIMEOUT:-120}
+# the guest kernel's log buffer: Debian's default of 128 KiB can lose a
+# scenario's BEGIN marker under a repeating splat; this holds a whole job
+VM_LOG_BUF_LEN=${ISER_VM_LOG_BUF_LEN:-64M}
 # seconds a scenario may overrun its own timeout (teardown, dmesg check)
 VM_SCENARIO_SLACK=${ISER_VM_SCENARIO_SLACK:-150}
 # the kernel log lines that fail a scenario (one list, in guest/lib.sh)
@@ -170,22 +173,28 @@ vm_initramfs() {
 #   VM_STATE  done | noboot | hung | died | timeout
 #   VM_CURRENT  the scenario that was running when the guest stopped ("" if none)
 #   VM_ELAPSED  seconds the boot took
+#   VM_DONE_RC  the status of the guest's "DONE" line (run-job.sh: 0 when its
+#               final check after the last scenario was clean), "" without one
+# and writes VM_DONE_RC to JOBDIR/done-rc.
+# The kernel's log buffer is made large enough for a whole job
+# (VM_LOG_BUF_LEN), so that no scenario's BEGIN marker is pushed out of it.
 # shellcheck disable=SC2034 # VM_CURRENT, VM_ELAPSED are for the caller
 vm_boot() {
 	local rel=$1 job=$2 hard=$3 handler=${4:-} initrd qpid start deadline
 	local n=0 total line kw a b done_seen=0 up=0 alive
 	initrd=$(vm_initramfs "$rel") || exit 2
-	rm -f "$job/progress" "$job/console.log" "$job/qemu.log"
+	rm -f "$job/progress" "$job/console.log" "$job/qemu.log" "$job/done-rc" "$job/final"
 	: >"$job/progress"
 	VM_CURRENT=""
 	VM_STATE=""
+	VM_DONE_RC=""
 	start=$(vm_now)
 	timeout -k 10 "$hard" qemu-system-x86_64 \
 		-name "iser-vm-$rel" -nodefaults -no-user-config \
 		-accel tcg,thread=multi -smp "$VM_CPUS" -m "$VM_MEM" \
 		-nic none "${VM_QEMU_EXTRA[@]}" -display none -monitor none -no-reboot \
 		-kernel "/boot/vmlinuz-$rel" -initrd "$initrd" \
-		-append "console=ttyS0,115200 panic=-1 mitigations=off ${ISER_VM_APPEND:-} iser_vm.repo=$VM_REPO iser_vm.job=$job${VM_APPEND_EXTRA:+ $VM_APPEND_EXTRA}" \
+		-append "console=ttyS0,115200 panic=-1 mitigations=off log_buf_len=$VM_LOG_BUF_LEN ${ISER_VM_APPEND:-} iser_vm.repo=$VM_REPO iser_vm.job=$job${VM_APPEND_EXTRA:+ $VM_APPEND_EXTRA}" \
 		-serial "file:$job/console.log" -serial "file:$job/progress" \
 		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 		-virtfs "local,path=$VM_REPO,mount_tag=repo,security_model=none,multidevs=remap" \
@@ -210,7 +219,8 @@ vm_boot() {
 			UP) up=1; deadline=$(($(vm_now) + VM_SCENARIO_SLACK)) ;;
 			BEGIN) VM_CURRENT=$a; deadline=$(($(vm_now) + ${b:-300} + VM_SCENARIO_SLACK)) ;;
 			END) VM_CURRENT=""; deadline=$(($(vm_now) + VM_SCENARIO_SLACK)) ;;
-			DONE) done_seen=1; deadline=$(($(vm_now) + 30)) ;;
+			DONE) done_seen=1; VM_DONE_RC=${a:-}; echo "$VM_DONE_RC" >"$job/done-rc"
+				deadline=$(($(vm_now) + 30)) ;;
 			esac
 			[ -n "$handler" ] && "$handler" "$line"
 		done
@@ -251,6 +261,30 @@ vm_console_klog() {
 	awk -v b="iser-vm: BEGIN $2" 'index($0, b) { p = 1 } p' "$1/console.log" 2>/dev/null |
 		tr -d '\r' | grep -aE "$VM_BAD_KLOG" | head -n 2 |
 		sed 's/^\[[^]]*\] *//' | paste -sd ';' -
+}
+
+# vm_console_scan CONSOLE_LOG: the bad kernel log lines (VM_BAD_KLOG) of a
+# whole boot's console, each as "SCENARIO<TAB>LINE", SCENARIO being the
+# scenario whose BEGIN/END markers enclose the line, or "-" for a line
+# outside every scenario (boot, the final check, a late oops).  The console
+# is a file on the host: no log ring can drop a line from it.
+vm_console_scan() {
+	tr -d '\r' <"$1" 2>/dev/null | awk -v bad="$VM_BAD_KLOG" '
+		{
+			if (match($0, /iser-vm: BEGIN [^ ]+/)) {
+				cur = substr($0, RSTART + 15, RLENGTH - 15)
+				next
+			}
+			if (match($0, /iser-vm: END [^ ]+/)) {
+				cur = ""
+				next
+			}
+			if ($0 ~ bad) {
+				line = $0
+				sub(/^\[[^]]*\] */, "", line)
+				print (cur == "" ? "-" : cur) "\t" line
+			}
+		}'
 }
 
 # vm_state_reason JOBDIR: a sentence for VM_STATE after vm_boot (and the

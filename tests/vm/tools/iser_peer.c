@@ -33,6 +33,8 @@
 #include <unistd.h>
 #include <rdma/rdma_cma.h>
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
 #define MAX_CONNS	256
 #define GARBAGE_LEN	76
 
@@ -212,7 +214,7 @@ static int parse_mode(const char *s, enum mode *m)
 	};
 	unsigned int i;
 
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
 		if (!strcmp(s, names[i])) {
 			*m = i;
 			return 0;
@@ -248,8 +250,9 @@ int main(int argc, char **argv)
 		}
 	}
 	if (argc - optind != 2 || n < 1 || n > MAX_CONNS || hold < 0) {
-		fprintf(stderr, "usage: iser_peer [-n 1..%d] [-m silent|drop|garbage|nopd|shortpd] [-t SECONDS] ADDR PORT\n",
-			MAX_CONNS);
+		fprintf(stderr,
+			"usage: iser_peer [-n 1..%d] [-m silent|drop|garbage|nopd|shortpd]\n"
+			"                 [-t SECONDS] ADDR PORT\n", MAX_CONNS);
 		return 1;
 	}
 	if (getaddrinfo(argv[optind], argv[optind + 1], &hints, &ai)) {

@@ -82,7 +82,7 @@
 #define RX_SIZE		(ISDM_HDR_LEN_EXT + ISDM_BHS_LEN + DSL_MAX)
 #define BIG_LEN		65536
 #define TX_SIZE		(ISDM_HDR_LEN_EXT + ISDM_BHS_LEN + BIG_LEN)
-#define ZERO_SIZE	(1 << 20)
+#define ZERO_SIZE	(1024 * 1024)
 #define INFO_SIZE	4096
 #define BLOCKS		2048		/* of 512 bytes: 1 MiB */
 #define MAX_WRITES	8		/* RDMA Writes in front of a response */
@@ -95,13 +95,15 @@ enum tcase {
 	ITT, ITT_BOGUS, INV_RKEY, INV_OTHER, INV_NOP, INV_UNNEG, OP_LOGIN,
 	OP_R2T, OP_DATAIN, OP_UNKNOWN, ISER_OP, BIGSEND,
 };
+
 static const char *const case_names[] = {
 	"good", "reserved", "login-dlen", "login-op", "dlen", "dlen-big", "pad",
 	"short", "ahs", "itt", "itt-bogus", "inv-rkey", "inv-other", "inv-nop",
 	"inv-unneg", "op-login", "op-r2t", "op-datain", "op-unknown", "iser-op",
 	"bigsend",
 };
-#define NR_CASE_NAMES	(sizeof(case_names) / sizeof(case_names[0]))
+
+#define NR_CASE_NAMES	ARRAY_SIZE(case_names)
 
 /* a received SCSI Command */
 struct cmd {
@@ -460,17 +462,17 @@ static size_t login_key(const char *kv, char *out, size_t room)
 	if (!eq)
 		return 0;
 	klen = eq - kv;
-	for (i = 0; i < sizeof(quiet) / sizeof(quiet[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(quiet); i++)
 		if (strlen(quiet[i]) == klen && !strncmp(kv, quiet[i], klen))
 			return 0;
-	for (i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(fixed); i++)
 		if (strlen(fixed[i][0]) == klen &&
 		    !strncmp(kv, fixed[i][0], klen)) {
 			n = snprintf(out, room, "%s=%s", fixed[i][0],
 				     fixed[i][1]);
 			return n < 0 || (size_t)n >= room ? 0 : n + 1;
 		}
-	for (i = 0; i < sizeof(mins) / sizeof(mins[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(mins); i++)
 		if (strlen(mins[i].key) == klen &&
 		    !strncmp(kv, mins[i].key, klen)) {
 			unsigned long v = strtoul(eq + 1, NULL, 10);
@@ -510,7 +512,7 @@ static int login_step(const unsigned char *msg, int len)
 				itool_get_be32(req + 16), 1);
 		memcpy(bhs + 8, req + 8, 6);
 		if (tcase == LOGIN_OP)
-			bhs[7] = bhs[6] = bhs[5] = 0;
+			memset(bhs + 5, 0, 3);
 		sent = 1;
 		fired = 1;
 		post_rsp(hl, NULL, 0, 0, 0);
@@ -722,8 +724,14 @@ static void serve(struct rdma_cm_event *ev, enum tcase c, double deadline)
 	int len, ret = 0;
 
 	tcase = c;
-	send_inv = rsvd_bits = logged_in = sent = fired = have_held = 0;
-	stat_sn = exp_cmd_sn = 0;
+	send_inv = 0;
+	rsvd_bits = 0;
+	logged_in = 0;
+	sent = 0;
+	fired = 0;
+	have_held = 0;
+	stat_sn = 0;
+	exp_cmd_sn = 0;
 	t.closed = 0;
 	if (accept_conn(ev)) {
 		fprintf(stderr, "iser_tgt: accepting the connection failed\n");
@@ -765,7 +773,7 @@ out:
 	data_mr = NULL;
 	itool_verbs_destroy(&t);
 	printf("case=%s login=%s sent=%s closed=%s\n", case_names[c],
-	       logged_in ? "ok" : "no", sent ? "yes" : "no", closed);
+	       itool_yes_no(logged_in, "ok"), itool_yes_no(sent, "yes"), closed);
 	fflush(stdout);
 }
 

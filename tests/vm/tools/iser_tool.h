@@ -15,6 +15,18 @@
 
 #include "isdm/iser_wire.h"
 
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#endif
+
+/* "no", or @yes when @v is set: for the tools' summary lines */
+static inline const char *itool_yes_no(int v, const char *yes)
+{
+	if (v)
+		return yes;
+	return "no";
+}
+
 /* wr_id of the Sends a tool posts; receives use their buffer index */
 #define ITOOL_SEND_ID	(~0ULL)
 #define ITOOL_MAX_RX	32

@@ -1,0 +1,59 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# The rig's own gates, tried on purpose (tests/vm/selftest.sh runs these
+# rows and checks that each is judged as it must be).  No iSER module is
+# loaded; each mode does one thing a broken kernel would do:
+#   ok       nothing: must PASS
+#   warn     a "WARNING:" line in the kernel log: the guest's check of the
+#            scenario's window must FAIL it
+#   taint    sets the W taint flag (as a WARN would): the taint
+#            comparison must FAIL it, though the log is clean
+#   console  a bad line on the console only (written to the serial port,
+#            not through printk): the host's console scan must FAIL it
+#   flood    ~1.6 MiB of kernel log lines, then a "WARNING:" line; booted
+#            with a small log buffer, the BEGIN marker is pushed out: the
+#            row must FAIL for the lost marker, not pass on an empty window
+#   late     a "BUG:" line once the row has ended (after its END
+#            marker, as a deferred oops after rmmod would be): the final
+#            check must fail the boot (the row itself passes)
+#   crash    the guest crashes (sysrq c) in the middle of the row: the row
+#            must FAIL and the rows after it must run in a new boot
+
+mode=${1:?selftest: mode}
+case $mode in
+ok) vm_log "nothing to do" ;;
+warn) vm_kmsg "WARNING: iser-vm selftest: a warning in the scenario's window" ;;
+taint)
+	echo 512 >/proc/sys/kernel/tainted || vm_fail "cannot set a taint flag"
+	vm_log "tainted: $(cat /proc/sys/kernel/tainted)"
+	;;
+console) echo "BUG: iser-vm selftest: on the console only" >/dev/ttyS0 ;;
+flood)
+	# not on the console (it would take minutes at the serial port's pace)
+	read -r level _ </proc/sys/kernel/printk
+	echo 1 >/proc/sys/kernel/printk
+	for ((i = 0; i < 20000; i++)); do
+		echo "iser-vm selftest flood line $i: padding padding padding padding padding"
+	done >/dev/kmsg
+	echo "$level" >/proc/sys/kernel/printk
+	vm_kmsg "WARNING: iser-vm selftest: after the flood"
+	;;
+late)
+	# once the row's END marker is in the log (run-job.sh's final check
+	# waits 5 s after it)
+	setsid bash -c 'for i in $(seq 100); do
+			dmesg | grep -q "iser-vm: END selftest-late" && break
+			sleep 0.2
+		done
+		echo "BUG: iser-vm selftest: a late oops" >/dev/kmsg' \
+		</dev/null >/dev/null 2>&1 &
+	;;
+crash)
+	sync
+	echo c >/proc/sysrq-trigger
+	sleep 30
+	vm_fail "the guest did not crash"
+	;;
+*) vm_fail "selftest: unknown mode $mode" ;;
+esac

@@ -1,0 +1,113 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The rig's self-test: proves that the gates of tests/vm/vm-check.sh cannot
+# pass a broken kernel.  Runs vm-check.sh with a scenario list of its own
+# (the body scenarios/selftest.sh does on purpose what a broken kernel
+# would) and checks that every row is judged as it must be, plus the
+# runner's refusals of bad input (exit status 2).  One kernel (default 6.1,
+# --kernel K for another); two short boots.  Prints PASS/FAIL per check and
+# "N passed, N failed".  See Documentation/testing-vm.md.
+
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+kernel=6.1
+while [ $# -gt 0 ]; do
+	case $1 in
+	--kernel | -k) [ $# -ge 2 ] || { echo "usage: selftest.sh [--kernel K]" >&2; exit 2; }; kernel=$2; shift ;;
+	*) echo "selftest: unknown argument '$1'" >&2; echo "usage: selftest.sh [--kernel K]" >&2; exit 2 ;;
+	esac
+	shift
+done
+out=$here/../../build/vm/selftest
+rm -rf "$out"
+mkdir -p "$out" || exit 2
+passed=0
+failed=0
+# the boots' logs, apart from vm-check's own
+export ISER_VM_LOGS=$out/logs
+
+check() { # NAME CONDITION-TEXT: PASS when the command after them succeeds
+	local name=$1 what=$2
+	shift 2
+	if "$@"; then
+		echo "PASS selftest $name"
+		passed=$((passed + 1))
+	else
+		echo "FAIL selftest $name: $what"
+		failed=$((failed + 1))
+	fi
+}
+
+# has LOG REGEX: a line of the vm-check output matches
+has() {
+	grep -qE "$2" "$1"
+}
+
+# --- the runner refuses bad input with status 2, before any boot
+status_of() { # expected-status LOG CMD...
+	local want=$1 log=$2
+	shift 2
+	"$@" >"$log" 2>&1
+	[ $? = "$want" ] && [ -s "$log" ] && ! grep -qE '^[0-9]+ passed' "$log"
+}
+printf 'bogus none none yes 60 no-such-body\n' >"$out/bad-body.list"
+: >"$out/empty.list"
+printf 'x none none yes sixty selftest ok\n' >"$out/bad-timeout.list"
+check usage-unknown-scenario "an unknown scenario name is an error (status 2)" \
+	status_of 2 "$out/u1.log" "$here/vm-check.sh" --kernel "$kernel" --scenario no-such-scenario
+check usage-unknown-kernel "a kernel that is not installed is an error (status 2)" \
+	status_of 2 "$out/u2.log" "$here/vm-check.sh" --kernel 9.99 --scenario ours-load-unload
+check usage-missing-list "a missing scenario list is an error (status 2)" \
+	env ISER_VM_LIST="$out/no-such.list" bash -c "$(declare -f status_of); status_of 2 '$out/u3.log' '$here/vm-check.sh' --kernel $kernel"
+check usage-empty-list "an empty scenario list is an error (status 2), not 0 passed" \
+	env ISER_VM_LIST="$out/empty.list" bash -c "$(declare -f status_of); status_of 2 '$out/u4.log' '$here/vm-check.sh' --kernel $kernel"
+check usage-missing-body "a row whose body does not exist is an error (status 2)" \
+	env ISER_VM_LIST="$out/bad-body.list" bash -c "$(declare -f status_of); status_of 2 '$out/u5.log' '$here/vm-check.sh' --kernel $kernel"
+check usage-bad-timeout "a row with a bad timeout is an error (status 2)" \
+	env ISER_VM_LIST="$out/bad-timeout.list" bash -c "$(declare -f status_of); status_of 2 '$out/u6.log' '$here/vm-check.sh' --kernel $kernel"
+check usage-bad-option "an unknown option is an error (status 2)" \
+	status_of 2 "$out/u7.log" "$here/vm-check.sh" --no-such-option
+
+# --- boots: the gates, tried on purpose
+cat >"$out/gates.list" <<LIST
+selftest-ok       none none yes 60 selftest ok
+selftest-warn     none none yes 60 selftest warn
+selftest-taint    none none yes 60 selftest taint
+selftest-console  none none yes 60 selftest console
+selftest-crash    none none yes 90 selftest crash
+selftest-late     none none yes 60 selftest late
+LIST
+ISER_VM_LIST=$out/gates.list "$here/vm-check.sh" --kernel "$kernel" >"$out/gates.log" 2>&1
+rc=$?
+g=$out/gates.log
+check gates-status "vm-check exits 1 when rows fail (status $rc)" [ $rc = 1 ]
+check gate-ok "a clean row passes" has "$g" "^PASS $kernel selftest-ok\$"
+check gate-warn "a WARNING in the window fails the row" \
+	has "$g" "^FAIL $kernel selftest-warn: kernel log: WARNING: iser-vm selftest"
+check gate-taint "a new taint flag fails the row" \
+	has "$g" "^FAIL $kernel selftest-taint: the kernel was tainted: W\\(bit 9\\)"
+check gate-console "a bad line only on the console fails the row" \
+	has "$g" "^FAIL $kernel selftest-console: console: BUG: iser-vm selftest"
+check gate-crash "a guest that crashes fails the running row" \
+	has "$g" "^FAIL $kernel selftest-crash: guest stopped unexpectedly"
+check gate-after-crash "the rows after a crash run in a new boot" \
+	has "$g" "^PASS $kernel selftest-late\$"
+check gate-late "a bad line after the last END fails the boot" \
+	has "$g" "^FAIL $kernel boot2: final check: kernel log after the last scenario: BUG: iser-vm selftest: a late oops"
+check gate-late-console "the host sees the late line on the console too" \
+	has "$g" "^FAIL $kernel boot2: kernel log outside every scenario: BUG: iser-vm selftest: a late oops"
+check gates-count "the summary counts every row and boot failure" \
+	has "$g" "^2 passed, 6 failed\$"
+
+# a small log ring (Debian's default 128 KiB) and a flood: the lost BEGIN
+# marker must fail the row, not leave an empty window that passes
+printf 'selftest-flood none none yes 120 selftest flood\n' >"$out/flood.list"
+ISER_VM_LIST=$out/flood.list ISER_VM_LOG_BUF_LEN=128k \
+	"$here/vm-check.sh" --kernel "$kernel" >"$out/flood.log" 2>&1
+check gate-flood "a BEGIN marker pushed out of the log ring fails the row" \
+	has "$out/flood.log" "^FAIL $kernel selftest-flood: .*BEGIN marker is no longer in the log buffer"
+
+echo "# logs: $out"
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
