@@ -66,6 +66,8 @@ check usage-missing-body "a row whose body does not exist is an error (status 2)
 	env ISER_VM_LIST="$out/bad-body.list" bash -c "$(declare -f status_of); status_of 2 '$out/u5.log' '$here/vm-check.sh' --kernel $kernel"
 check usage-bad-timeout "a row with a bad timeout is an error (status 2)" \
 	env ISER_VM_LIST="$out/bad-timeout.list" bash -c "$(declare -f status_of); status_of 2 '$out/u6.log' '$here/vm-check.sh' --kernel $kernel"
+check usage-logs-outside "logs outside the repository are an error (status 2)" \
+	env ISER_VM_LOGS=/nonexistent/logs bash -c "$(declare -f status_of); status_of 2 '$out/u8.log' '$here/vm-check.sh' --kernel $kernel"
 check usage-bad-option "an unknown option is an error (status 2)" \
 	status_of 2 "$out/u7.log" "$here/vm-check.sh" --no-such-option
 

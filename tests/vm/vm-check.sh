@@ -87,6 +87,13 @@ done <<<"$selected"
 	vm_die "$VM_LIST: a scenario name appears twice: $(echo "$selected" | awk '{ print $1 }' | sort | uniq -d | paste -sd ' ' -)"
 nselected=$(echo "$selected" | wc -l)
 
+# where the logs go: inside the repository, the guest's only share
+logs=$(realpath -m "${ISER_VM_LOGS:-$VM_OUT/logs}")
+case $logs/ in
+"$VM_REPO"/*) ;;
+*) vm_die "ISER_VM_LOGS=$logs is outside the repository ($VM_REPO), which is all the guest sees" ;;
+esac
+
 # prerequisites, all checked before the first boot
 vm_check_tools
 declare -A rels
@@ -207,7 +214,7 @@ pair_result() {
 for k in "${kernels[@]}"; do
 	rel=${rels[$k]}
 	cur_kernel=$k
-	job=${ISER_VM_LOGS:-$VM_OUT/logs}/$k
+	job=$logs/$k
 	rm -rf "$job"
 	mkdir -p "$job" || vm_die "cannot create $job"
 	{

@@ -177,7 +177,9 @@ vm_initramfs() {
 #               final check after the last scenario was clean), "" without one
 # and writes VM_DONE_RC to JOBDIR/done-rc.
 # The kernel's log buffer is made large enough for a whole job
-# (VM_LOG_BUF_LEN), so that no scenario's BEGIN marker is pushed out of it.
+# (VM_LOG_BUF_LEN), so that no scenario's BEGIN marker is pushed out of it,
+# and userspace writes to /dev/kmsg are not rate-limited (printk.devkmsg=on):
+# the markers must never be dropped.
 # shellcheck disable=SC2034 # VM_CURRENT, VM_ELAPSED are for the caller
 vm_boot() {
 	local rel=$1 job=$2 hard=$3 handler=${4:-} initrd qpid start deadline
@@ -194,7 +196,7 @@ vm_boot() {
 		-accel tcg,thread=multi -smp "$VM_CPUS" -m "$VM_MEM" \
 		-nic none "${VM_QEMU_EXTRA[@]}" -display none -monitor none -no-reboot \
 		-kernel "/boot/vmlinuz-$rel" -initrd "$initrd" \
-		-append "console=ttyS0,115200 panic=-1 mitigations=off log_buf_len=$VM_LOG_BUF_LEN ${ISER_VM_APPEND:-} iser_vm.repo=$VM_REPO iser_vm.job=$job${VM_APPEND_EXTRA:+ $VM_APPEND_EXTRA}" \
+		-append "console=ttyS0,115200 panic=-1 mitigations=off log_buf_len=$VM_LOG_BUF_LEN printk.devkmsg=on ${ISER_VM_APPEND:-} iser_vm.repo=$VM_REPO iser_vm.job=$job${VM_APPEND_EXTRA:+ $VM_APPEND_EXTRA}" \
 		-serial "file:$job/console.log" -serial "file:$job/progress" \
 		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 		-virtfs "local,path=$VM_REPO,mount_tag=repo,security_model=none,multidevs=remap" \

@@ -3,7 +3,10 @@
 #
 # Login over iSER after TCP discovery: an iSER session, a disk of the right
 # size that answers INQUIRY and reads back what was written, logout (session
-# and disk gone), and a second login/logout cycle.
+# and disk gone), and a second login/logout cycle: a new session (another
+# session id) on a new connection, which must first read back what the
+# first session wrote (the data survives a new login), then write and read
+# its own.
 
 vm_rxe_up
 vm_load_roles
@@ -12,10 +15,24 @@ vm_iscsid_start
 vm_discover >/dev/null 2>&1 || vm_fail "SendTargets discovery failed"
 vm_node_new
 
+sid_of() { # the (only) session's id
+	iscsiadm -m session 2>/dev/null | sed -n 's/^iser: \[\([0-9]*\)\].*/\1/p'
+}
+prev_sid=""
 for round in 1 2; do
 	dev=$(vm_login_disk) || exit 1
-	vm_log "round $round: logged in, disk $dev"
+	sid=$(sid_of)
+	vm_log "round $round: logged in, session $sid, disk $dev"
+	[ -n "$sid" ] || vm_fail "round $round: no session id"
+	[ "$sid" != "$prev_sid" ] || vm_fail "round $round: the session id $sid did not change"
 	vm_check_disk "$dev"
+	if [ "$round" = 2 ]; then
+		# the first session's data, read by the new session
+		cmp <(dd if="$dev" bs=1M count=4 iflag=direct status=none) /tmp/pattern ||
+			vm_fail "round 2: what round 1 wrote did not survive the new login"
+		vm_log "round 2: the first session's 4 MiB read back"
+	fi
+	prev_sid=$sid
 	# 4 MiB of random data written directly and read back
 	head -c 4M /dev/urandom >/tmp/pattern
 	vm_must dd if=/tmp/pattern of="$dev" bs=1M oflag=direct status=none
