@@ -62,8 +62,10 @@ np=$VM_TGT_IP:$VM_ISER_PORT
 vm_scen_dmesg | grep -E 'ib_isert: .*(device removal|closing|listening again)'
 vm_scen_dmesg | grep -q "ib_isert: portal $np: device removal, listening again when" ||
 	vm_fail "no 'portal $np: device removal' line: the listener did not see the device go"
-vm_scen_dmesg | grep -qE "ib_isert: connection from $VM_INI_IP:[0-9]+: .*closing" ||
-	vm_fail "no 'connection from $VM_INI_IP:...: closing' line: the session's connection was not closed by the removal"
+# (the source address is the target's own: in one guest the initiator
+# reaches it through rxe0 too)
+vm_scen_dmesg | grep -qE "ib_isert: connection from [^ ]+: .*closing" ||
+	vm_fail "no 'connection from ...: closing' line: the session's connection was not closed by the removal"
 vm_scen_dmesg | grep -q "ib_isert: portal $np: listening again on rxe0" ||
 	vm_fail "the iSER portal did not listen again on rxe0 after the device came back"
 vm_wait 60 sh -c "iscsiadm -m session -P 1 | grep -q 'iSCSI Session State: LOGGED_IN'" ||
