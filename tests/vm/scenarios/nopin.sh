@@ -31,8 +31,9 @@ dyndbg=/sys/kernel/debug/dynamic_debug/control
 # "Got NOPOUT Ping Response" is a pr_debug() of iscsit_setup_nop_out()
 echo 'func iscsit_setup_nop_out +p' >"$dyndbg" ||
 	vm_fail "cannot enable dynamic debug of iscsit_setup_nop_out"
-grep -E 'iscsit_setup_nop_out .*=p' "$dyndbg" | grep -q 'Got NOPOUT Ping Response' ||
-	vm_fail "dynamic debug: the 'Got NOPOUT Ping Response' line of iscsit_setup_nop_out is not enabled: $(grep iscsit_setup_nop_out "$dyndbg" | head -n 3 | paste -sd ';' -)"
+# (its format is "Got NOPOUT Ping %s ITT: ...", %s being "Response")
+grep -E 'iscsit_setup_nop_out .*=p' "$dyndbg" | grep -q '"Got NOPOUT Ping ' ||
+	vm_fail "dynamic debug: the 'Got NOPOUT Ping' line of iscsit_setup_nop_out is not enabled: $(grep iscsit_setup_nop_out "$dyndbg" | head -n 3 | paste -sd ';' -)"
 vm_must sh -c "echo 0 >$attr/nopin_timeout"
 vm_must sh -c "echo 5 >$attr/nopin_response_timeout"
 vm_must sh -c "echo 3 >$attr/nopin_timeout"
