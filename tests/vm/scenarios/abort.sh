@@ -10,8 +10,11 @@
 #     aborted command completes in the backend, the abort completes and
 #     the read is retried and succeeds; the disk's iotmo_cnt counts it;
 #  3. "sg_reset -t" (TARGET WARM RESET): LIO refuses it (its node attribute
-#     tmr_warm_reset cannot be set), so the initiator escalates to a
-#     session reset; the session must come back;
+#     tmr_warm_reset cannot be set; it logs "TMR Opcode TARGET_WARM_RESET
+#     authorization failed"), so the initiator escalates to a session
+#     reset (libiscsi's iscsi_eh_recover_target()), which must succeed:
+#     sg_reset returns 0, LIO accepts a new login (its login statistics'
+#     "accepts" grows), the session is LOGGED_IN again;
 #  4. a fio verify job passes afterwards, logout, modules unload.
 
 vm_rxe_up
@@ -95,12 +98,23 @@ vm_log "read timed out ($((tmo1 - tmo0)) timeout(s)), was aborted and retried su
 vm_must sh -c "echo 30 >/sys/block/$sd/device/timeout"
 
 # 3. target warm reset (LIO refuses it; the initiator resets the session)
+stats=/sys/kernel/config/target/iscsi/$VM_TARGET_IQN/fabric_statistics/iscsi_login_stats
+accepts0=$(cat "$stats/accepts") || vm_fail "no LIO login statistics in $stats"
 vm_run timeout 120 sg_reset -t "$dev"
-vm_log "sg_reset -t returned $?"
+rc=$?
+vm_log "sg_reset -t returned $rc"
+[ "$rc" = 0 ] ||
+	vm_fail "sg_reset -t failed (status $rc): the target reset and the session reset it escalates to did not succeed"
+vm_scen_dmesg | grep -E 'TARGET_WARM_RESET|isert.*closing' | tail -n 3
+vm_scen_dmesg | grep -q 'TMR Opcode TARGET_WARM_RESET authorization failed' ||
+	vm_fail "LIO did not refuse a TARGET WARM RESET: the reset did not reach it as a task management request"
 vm_wait 60 sh -c "iscsiadm -m session -P 1 | grep -q 'iSCSI Session State: LOGGED_IN'" ||
 	vm_fail "session not logged in after the target reset"
 [ "$(vm_session_count)" = 1 ] || vm_fail "expected 1 session after the target reset"
-vm_scen_dmesg | grep -E 'TARGET_WARM_RESET|isert.*closing' | tail -n 3
+accepts1=$(cat "$stats/accepts")
+[ "$accepts1" -gt "$accepts0" ] ||
+	vm_fail "LIO accepted no login after the target reset ($accepts0, then $accepts1): the session was not reset"
+vm_log "session reset after the refused TARGET WARM RESET: LIO accepted $((accepts1 - accepts0)) new login(s)"
 
 # 4. verified I/O again
 vm_wait 30 test -b "$dev" || vm_fail "$dev gone after the target reset"

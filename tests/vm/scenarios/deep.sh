@@ -21,10 +21,23 @@ vm_node_set node.session.queue_depth 128
 dev=$(vm_login_disk) || exit 1
 qd=$(cat "/sys/block/${dev#/dev/}/device/queue_depth")
 [ "$qd" = 128 ] || vm_fail "queue_depth of $dev is $qd, not 128"
-dmesg | grep -E 'ib_isert: normal session' | tail -n 1
+line=$(vm_scen_dmesg | grep -E 'ib_isert: normal session' | tail -n 1)
+echo "$line"
 if [ "$VM_TARGET" = ours ]; then
-	dmesg | grep -E 'ib_isert: normal session' | tail -n 1 | grep -q ' 144 receive buffers' ||
-		vm_fail "the session did not size 144 receive buffers for a window of 128"
+	# drivers/target/conn.c, ist_rx_count(): the ACL's queue depth (its
+	# cmdsn_depth) times the PDUs per command (1, plus
+	# FirstBurstLength / TargetRecvDataSegmentLength unsolicited Data-Outs
+	# when InitialR2T=No) plus IST_EXTRA_SENDS (16, drivers/target/ist.h)
+	info=$(iscsiadm -m session -P 3 2>&1)
+	neg() { echo "$info" | awk -v k="$1:" '$1 == k { print $2 }'; }
+	per_cmd=1
+	if [ "$(neg InitialR2T)" = No ]; then
+		# MaxXmitDataSegmentLength: the target's receive length
+		per_cmd=$((1 + ($(neg FirstBurstLength) + $(neg MaxXmitDataSegmentLength) - 1) / $(neg MaxXmitDataSegmentLength)))
+	fi
+	want=$(($(cat "$acl/cmdsn_depth") * per_cmd + 16))
+	echo "$line" | grep -q " $want receive buffers" ||
+		vm_fail "the session did not size $want receive buffers for a window of $(cat "$acl/cmdsn_depth"): ${line:-no 'normal session' line}"
 fi
 
 vm_fio "$dev" deep <<-EOF

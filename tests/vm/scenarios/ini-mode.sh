@@ -6,19 +6,33 @@
 # in "iscsiadm -m session -P 3", both checked against what was configured.
 #   KEY=VALUE   a line "KEY: VALUE" expected in the debugfs file (e.g.
 #               header=28 zbva=0 send_with_invalidate=1)
-#   --max-io-kb N[:E]  set ib_iser's max_io_kb to N before the login (after
+#   --max-io-kb N  set ib_iser's max_io_kb to N before the login (after
 #               checking that out-of-range values are refused); the
-#               session must then transfer E KiB per command (default N;
-#               less when the device bounds it) and a fio job with E KiB
-#               blocks must verify
+#               session must then transfer E KiB per command, and a fio job
+#               with E KiB blocks must verify.  E is derived as the
+#               initiator derives it (drivers/initiator/io.c,
+#               isi_io_pages(): N / 4 pages of 4 KiB, at most one page
+#               less than the device's max_fast_reg_page_list_len):
+#                 E = 4 * min(N / 4, FRPL - 1)
+#               with FRPL = 512 for soft-RoCE (RXE_MAX_FMR_PAGE_LIST_LEN,
+#               drivers/infiniband/sw/rxe/rxe_param.h, the same in 6.1 and
+#               6.12; userspace cannot read the attribute), so 1024 -> 1024
+#               and 16384 -> 2044
 # The iSCSI side is fixed: the node record asks for MaxRecvDataSegmentLength
 # (InitiatorRecvDataSegmentLength with iSER) 131072, FirstBurstLength 32768,
 # MaxBurstLength 131072, ImmediateData Yes, InitialR2T No; the TPG allows
 # InitialR2T=No and keeps its defaults otherwise (FirstBurstLength 65536,
 # MaxBurstLength 262144, TargetRecvDataSegmentLength 8192).  The receive
-# buffers in debugfs must hold exactly the declared 131072 bytes, and with
-# the default rx_budget_kb (16384) on RoCE there are 124 of them (33 pages
-# each), fewer than the 144 of a full ring.
+# buffers in debugfs must hold exactly the declared 131072 bytes, and their
+# number follows from ib_iser's rx_budget_kb and the session's cmds_max as
+# drivers/initiator/io.c, isi_rx_count(), computes it on InfiniBand/RoCE:
+#   size = PAGE_ALIGN(28 + 48 + 131072)    (ISDM_HDR_LEN_EXT + ISDM_BHS_LEN
+#                                           + data, include/isdm/iser_wire.h)
+#   full = min(cmds_max, 128) + 16         (ISI_CMDS_MAX + ISI_RX_EXTRA,
+#                                           drivers/initiator/isi.h)
+#   rx_buffers = clamp(rx_budget_kb * 1024 / size, 16, full)   (ISI_RX_MIN 16)
+# (the default 16384 KiB with 4 KiB pages: 33 pages each, 124 buffers, fewer
+# than the 144 of a full ring for open-iscsi's default cmds_max 128).
 
 max_io=""
 expect=()
@@ -30,27 +44,39 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-io_kb=${max_io%%:*}
-io_want=${max_io##*:}
+case $max_io in
+'' | *[!0-9]*) [ -z "$max_io" ] || vm_fail "ini-mode.sh: --max-io-kb needs a number of KiB, not '$max_io'" ;;
+esac
+# soft-RoCE's max_fast_reg_page_list_len (see above)
+rxe_frpl=512
+mrdsl=131072
 
 vm_rxe_up
 vm_load_roles
+p=/sys/module/ib_iser/parameters/max_io_kb
 if [ -n "$max_io" ]; then
-	p=/sys/module/ib_iser/parameters/max_io_kb
+	# default and range: ISI_MAX_IO_KB_DEF, _MIN and _MAX of
+	# drivers/initiator/isi.h (512, 64-16384)
 	[ "$(cat $p)" = 512 ] || vm_fail "max_io_kb is $(cat $p), not the default 512"
 	for bad in 0 63 16385 x; do
 		if echo "$bad" >"$p" 2>/dev/null; then
 			vm_fail "max_io_kb accepted $bad"
 		fi
 	done
-	echo "$io_kb" >"$p" || vm_fail "max_io_kb refused $io_kb"
+	echo "$max_io" >"$p" || vm_fail "max_io_kb refused $max_io"
 	vm_log "max_io_kb: $(cat $p) (out-of-range values refused)"
 fi
+# what one command may transfer, as isi_io_pages() computes it (see above)
+io_kb=$(cat $p) || vm_fail "ib_iser has no max_io_kb parameter"
+io_pages=$((io_kb / 4))
+[ "$io_pages" -le $((rxe_frpl - 1)) ] || io_pages=$((rxe_frpl - 1))
+io_want=$((io_pages * 4))
+vm_log "max_io_kb $io_kb: expected $io_want KiB per command (4 * min($io_kb / 4, $rxe_frpl - 1))"
 vm_target_setup
 vm_tcli "/iscsi/$VM_TARGET_IQN/tpg1 set parameter InitialR2T=No"
 vm_iscsid_start
 vm_node_new
-vm_node_set node.conn[0].iscsi.MaxRecvDataSegmentLength 131072
+vm_node_set node.conn[0].iscsi.MaxRecvDataSegmentLength $mrdsl
 vm_node_set node.session.iscsi.FirstBurstLength 32768
 vm_node_set node.session.iscsi.MaxBurstLength 131072
 vm_node_set node.session.iscsi.ImmediateData Yes
@@ -62,7 +88,7 @@ dev=$(vm_login_disk) || exit 1
 # iscsiadm -m session -P 3: negotiated = configured, combined per RFC 7143
 info=$(iscsiadm -m session -P 3 2>&1)
 echo "$info" | sed -n '/Negotiated iSCSI params/,$p'
-for kv in MaxRecvDataSegmentLength=131072 MaxXmitDataSegmentLength=8192 \
+for kv in MaxRecvDataSegmentLength=$mrdsl MaxXmitDataSegmentLength=8192 \
 	FirstBurstLength=32768 MaxBurstLength=131072 ImmediateData=Yes \
 	InitialR2T=No HeaderDigest=None DataDigest=None; do
 	echo "$info" | grep -qx "[[:space:]]*${kv%%=*}: ${kv#*=}" ||
@@ -76,18 +102,31 @@ f=/sys/kernel/debug/ib_iser/$host/conn
 [ -r "$f" ] || vm_fail "no $f (debugfs: $(ls /sys/kernel/debug/ib_iser 2>&1))"
 mode=$(cat "$f")
 echo "$mode"
-for kv in state=up connections_started=1 rx_data_bytes=131072 rx_buffers=124 "${expect[@]}"; do
+# the receive buffers as isi_rx_count() sizes them (see the top)
+budget_kb=$(cat /sys/module/ib_iser/parameters/rx_budget_kb) ||
+	vm_fail "ib_iser has no rx_budget_kb parameter"
+cmds_max=$(iscsiadm -m node -T "$VM_TARGET_IQN" -p "$VM_TGT_IP:$VM_ISER_PORT" -I iser |
+	awk '$1 == "node.session.cmds_max" { print $3 }')
+[ -n "$cmds_max" ] || vm_fail "no node.session.cmds_max in the node record"
+page=$(getconf PAGESIZE)
+rx_size=$(((28 + 48 + mrdsl + page - 1) / page * page))
+rx_full=$((cmds_max < 128 ? cmds_max + 16 : 128 + 16))
+rx_want=$((budget_kb * 1024 / rx_size))
+[ "$rx_want" -ge 16 ] || rx_want=16
+[ "$rx_want" -le "$rx_full" ] || rx_want=$rx_full
+vm_log "expected receive buffers: rx_budget_kb $budget_kb / $rx_size bytes each, between 16 and $rx_full (cmds_max $cmds_max): $rx_want"
+for kv in state=up connections_started=1 rx_data_bytes=$mrdsl rx_buffers=$rx_want "${expect[@]}"; do
 	echo "$mode" | grep -q "^${kv%%=*}: ${kv#*=}\( \|\$\)" ||
 		vm_fail "$f: expected ${kv%%=*}: ${kv#*=}, have: $(echo "$mode" | grep "^${kv%%=*}:")"
 done
-max_io=$(echo "$mode" | awk '/^max_io_bytes:/ { print $2 }')
-[ "$((max_io / 1024))" = "$(cat "/sys/block/${dev#/dev/}/queue/max_hw_sectors_kb")" ] ||
-	vm_fail "max_io_bytes $max_io does not match max_hw_sectors_kb $(cat "/sys/block/${dev#/dev/}/queue/max_hw_sectors_kb")"
+io_bytes=$(echo "$mode" | awk '/^max_io_bytes:/ { print $2 }')
+[ "$((io_bytes / 1024))" = "$(cat "/sys/block/${dev#/dev/}/queue/max_hw_sectors_kb")" ] ||
+	vm_fail "max_io_bytes $io_bytes does not match max_hw_sectors_kb $(cat "/sys/block/${dev#/dev/}/queue/max_hw_sectors_kb")"
+[ "$io_bytes" = "$((io_want * 1024))" ] ||
+	vm_fail "max_io_kb $io_kb: the session transfers $((io_bytes / 1024)) KiB per command, expected $io_want"
 vm_log "mode: $(echo "$mode" | paste -sd ';' -)"
 big=""
 if [ -n "$max_io" ]; then
-	[ "$max_io" = "$((io_want * 1024))" ] ||
-		vm_fail "max_io_kb $io_kb: the session transfers $((max_io / 1024)) KiB per command, expected $io_want"
 	# one command per I/O: let the block layer send what the host takes
 	echo "$io_want" >"/sys/block/${dev#/dev/}/queue/max_sectors_kb" ||
 		vm_fail "cannot raise max_sectors_kb of $dev to $io_want"

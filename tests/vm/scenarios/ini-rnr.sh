@@ -7,12 +7,19 @@
 # NAKed (RNR) and retried by the target's QP; the crc32c verification must
 # pass, the rxe counters must show RNR NAKs and no exhausted RNR retries,
 # and the kernel log stay clean.
+# The 16: drivers/initiator/io.c, isi_rx_count(), posts rx_budget_kb * 1024
+# / PAGE_ALIGN(28 + 48 + data) buffers on InfiniBand/RoCE, at least
+# ISI_RX_MIN (16, drivers/initiator/isi.h); 1 KiB holds none, so the
+# minimum applies whatever the negotiated data size.
 
 vm_rxe_up
 vm_load_roles
 [ -w /sys/module/ib_iser/parameters/rx_budget_kb ] ||
 	vm_fail "ib_iser has no writable rx_budget_kb parameter"
-echo 1 >/sys/module/ib_iser/parameters/rx_budget_kb
+budget_kb=1
+rx_min=16	# ISI_RX_MIN
+echo "$budget_kb" >/sys/module/ib_iser/parameters/rx_budget_kb ||
+	vm_fail "ib_iser refused rx_budget_kb=$budget_kb"
 vm_target_setup
 vm_iscsid_start
 vm_node_new
@@ -31,7 +38,13 @@ counters() {
 dev=$(vm_login_disk) || exit 1
 mode=$(cat /sys/kernel/debug/ib_iser/host*/conn)
 echo "$mode"
-echo "$mode" | grep -qx 'rx_buffers: 16' || vm_fail "expected 16 receive buffers: $(echo "$mode" | grep rx_)"
+rx_data=$(echo "$mode" | awk '$1 == "rx_data_bytes:" { print $2 }')
+page=$(getconf PAGESIZE)
+[ -n "$rx_data" ] || vm_fail "no rx_data_bytes in debugfs"
+[ $((budget_kb * 1024 / ((28 + 48 + rx_data + page - 1) / page * page))) -lt "$rx_min" ] ||
+	vm_fail "rx_budget_kb $budget_kb holds $rx_min buffers of $rx_data bytes: no shortage to test"
+echo "$mode" | grep -qx "rx_buffers: $rx_min" ||
+	vm_fail "expected $rx_min receive buffers (ISI_RX_MIN): $(echo "$mode" | grep rx_)"
 before=$(counters)
 vm_fio "$dev" rnr <<-EOF
 	[rand-4k-qd64]

@@ -33,7 +33,7 @@ echo "$s" | grep -qF "$p6,1 $VM_TARGET_IQN" || vm_fail "no session through $p6: 
 [ "$(vm_session_count)" = 1 ] || vm_fail "expected 1 session, have $(vm_session_count)"
 dev=$(vm_disk) || exit 1
 vm_check_disk "$dev"
-dmesg | grep -E 'isert.*(fd77|session from)' | tail -n 2
+vm_scen_dmesg | grep -E 'isert.*(fd77|session from)' | tail -n 2
 
 printf '%s\n' '[ipv6-rand]' 'rw=randwrite' 'bsrange=4k-256k' 'blockalign=4k' \
 	'iodepth=16' 'size=24M' '[ipv6-seq-1m]' 'rw=write' 'bs=1M' 'iodepth=4' \

@@ -18,9 +18,15 @@
 #     goes from 1 to 2 or more;
 #   - target: LIO accepted another login after the first one
 #     (fabric_statistics/iscsi_login_stats/accepts grew).
-# Both guests log soft-RoCE's packet counters every 5 s: they stand still
-# during the outage.  Then logout; teardown in each guest unloads its
-# modules.
+# Both guests log soft-RoCE's packet counters every 5 s, and each checks
+# that rxe0's rcvd_pkts stands still during the outage: the initiator
+# guest reads it 2 s after the cut (frames in flight have landed) and
+# again just before the link is restored; it signals "cut" and "restore"
+# at those two points, the target guest reads its own counter at each
+# signal and answers "restore-ack" before the initiator lets frames pass
+# again.  A counter that moves means packets crossed the "cut" link, so
+# the outage was not one.  Then logout; teardown in each guest unloads
+# its modules.
 #
 # How the link is cut:
 #   --drop (default)  every frame the initiator's NIC sends or receives is
@@ -45,6 +51,8 @@ case $how in
 *) vm_fail "linkflap.sh: bad option $how (--drop or --down)" ;;
 esac
 [ -n "$secs" ] || vm_fail "linkflap.sh: SECONDS missing"
+# 2 s for frames in flight, then at least 2 s between the two samples
+[ "$secs" -ge 6 ] 2>/dev/null || vm_fail "linkflap.sh: SECONDS must be 6 or more, not $secs"
 case ${VM_PEER_ROLE:-} in
 target | initiator) ;;
 *) vm_fail "linkflap.sh needs the two-guest mode (TARGET column X@peer in scenarios.list)" ;;
@@ -52,6 +60,11 @@ esac
 
 vm_rxe_up
 vm_load_roles
+
+# rxe0's received RoCE packets
+rcvd_pkts() {
+	cat /sys/class/infiniband/rxe0/ports/1/hw_counters/rcvd_pkts 2>/dev/null
+}
 
 if [ "$VM_PEER_ROLE" = target ]; then
 	vm_target_setup
@@ -71,9 +84,28 @@ if [ "$VM_PEER_ROLE" = target ]; then
 	mon=$!
 	# the initiator's first login; its outcome decides nothing here, the
 	# initiator guest reports it
-	if vm_peer_wait login1 600; then
+	# wait_sig NAME: until the initiator guest signals NAME (status 0) or
+	# the host says it ended ("done", status 1)
+	wait_sig() {
+		while [ ! -e "$VM_PEER_SIG/$1" ]; do
+			[ -e "$VM_PEER_SIG/done" ] && return 1
+			sleep 1
+		done
+	}
+	first="" rx_cut="" rx_end=""
+	if wait_sig login1; then
 		first=$(accepts)
 		vm_log "logins accepted after the first login: $first"
+	fi
+	# rcvd_pkts at the initiator's two samples within the outage
+	if wait_sig cut; then
+		rx_cut=$(rcvd_pkts)
+		vm_log "outage: rcvd_pkts $rx_cut"
+	fi
+	if wait_sig restore; then
+		rx_end=$(rcvd_pkts)
+		vm_log "outage ends: rcvd_pkts $rx_end"
+		vm_peer_signal restore-ack
 	fi
 	# the host writes "done" once the initiator guest ended its scenario
 	# (logged out, torn down) or stopped; tear down only then
@@ -83,14 +115,21 @@ if [ "$VM_PEER_ROLE" = target ]; then
 	last=$(accepts)
 	vm_log "initiator guest's scenario: $result; logins accepted: $last"
 	dmesg | grep -iE 'isert|iscsi|login|reinstat' | tail -n 20
-	# only when the initiator passed is a missing second login a target
-	# guest's failure (otherwise the initiator's reason says why)
+	# only when the initiator passed are a missing second login or
+	# missing samples a target guest's failure (otherwise the initiator's
+	# reason says why)
 	if [ "$result" = PASS ]; then
 		if [ -z "$first" ] || [ -z "$last" ]; then
 			vm_fail "no login statistics in $stats"
 		fi
 		[ "$last" -gt "$first" ] ||
 			vm_fail "the target accepted no login after the first ($first, then $last): the link outage did not replace the connection"
+		if [ -z "$rx_cut" ] || [ -z "$rx_end" ]; then
+			vm_fail "no rcvd_pkts samples of rxe0 during the outage (cut '$rx_cut', restore '$rx_end')"
+		fi
+	fi
+	if [ -n "$rx_cut" ] && [ -n "$rx_end" ] && [ "$rx_end" != "$rx_cut" ]; then
+		vm_fail "rxe0 received $((rx_end - rx_cut)) packets while the initiator's link was cut (rcvd_pkts $rx_cut, then $rx_end)"
 	fi
 	return 0
 fi
@@ -125,6 +164,9 @@ if [ "$VM_INITIATOR" = ours ]; then
 	started=$(vm_conns_started)
 	[ "$started" = 1 ] || vm_fail "after login, connections_started is '${started}', not 1"
 fi
+rm -f /tmp/linkflap.rx
+# the outage: cut, sample rcvd_pkts 2 s in and 2 s before the end (the
+# target guest samples its own at the same signals), restore
 (
 	sleep 4
 	if [ "$how" = --drop ]; then
@@ -132,13 +174,24 @@ fi
 		tc qdisc add dev "$nic" root netem loss 100%
 		tc qdisc add dev "$nic" ingress
 		tc filter add dev "$nic" parent ffff: matchall action drop
-		sleep "$secs"
-		tc qdisc del dev "$nic" root
-		tc qdisc del dev "$nic" ingress
 	else
 		vm_log "$nic down for $secs s (see above: soft-RoCE does not recover)"
 		ip link set "$nic" down
-		sleep "$secs"
+	fi
+	sleep 2
+	rx_cut=$(rcvd_pkts)
+	vm_peer_signal cut "$rx_cut"
+	sleep $((secs - 4))
+	rx_end=$(rcvd_pkts)
+	echo "$rx_cut $rx_end" >/tmp/linkflap.rx
+	vm_peer_signal restore "$rx_end"
+	# the target guest's sample must be taken with the link still cut
+	vm_peer_wait restore-ack 60 || vm_log "no restore-ack from the target guest"
+	sleep 2
+	if [ "$how" = --drop ]; then
+		tc qdisc del dev "$nic" root
+		tc qdisc del dev "$nic" ingress
+	else
 		ip link set "$nic" up
 	fi
 	vm_log "$nic up"
@@ -163,6 +216,13 @@ wait "$flap"
 trap - EXIT
 kill "$imon"
 vm_log "fio verify passed across the link flap ($(($(date +%s) - start)) s)"
+read -r rx_cut rx_end 2>/dev/null </tmp/linkflap.rx
+if [ -z "$rx_cut" ] || [ -z "$rx_end" ]; then
+	vm_fail "no rcvd_pkts samples of rxe0 during the outage ($(cat /tmp/linkflap.rx 2>&1))"
+fi
+[ "$rx_end" = "$rx_cut" ] ||
+	vm_fail "rxe0 received $((rx_end - rx_cut)) packets while the link was cut (rcvd_pkts $rx_cut, then $rx_end)"
+vm_log "rcvd_pkts stood still at $rx_cut during the outage"
 vm_wait 90 vm_logged_in || vm_fail "session not logged in after the link came back"
 vm_log "$(iscsiadm -m session -P 1 2>&1 | grep -E 'State|Portal')"
 errs=$(vm_scen_dmesg | grep -E 'connection[0-9]+:[0-9]+: detected conn error')

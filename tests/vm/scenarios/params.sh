@@ -39,7 +39,7 @@ for kv in "$@"; do
 	esac
 done
 vm_log "negotiated: $(echo "$info" | grep -E 'ImmediateData|InitialR2T|FirstBurstLength|MaxBurstLength|DataSegmentLength' | tr -s ' \t' ' ' | paste -sd ';' -)"
-dmesg | grep -E 'ib_isert: normal session' | tail -n 1
+vm_scen_dmesg | grep -E 'ib_isert: normal session' | tail -n 1
 
 vm_fio "$dev" params <<-EOF
 	[seq-256k-qd8]

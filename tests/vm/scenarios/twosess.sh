@@ -54,7 +54,7 @@ vm_log "disks: $dev0 ($VM_TARGET_IQN, $h0), $dev1 ($iqn2, $h1)"
 [ "$h0" != "$h1" ] || vm_fail "both disks on one SCSI host $h0"
 vm_check_disk "$dev0"
 vm_check_disk "$dev1"
-dmesg | grep -E 'ib_isert: normal session' | tail -n 2
+vm_scen_dmesg | grep -E 'ib_isert: normal session' | tail -n 2
 
 jobs_for() { # TAG
 	printf '%s\n' "[$1-rand]" 'rw=randwrite' 'bsrange=4k-128k' \
