@@ -154,7 +154,7 @@ if [ "$reload" = 1 ]; then
 	vm_loaded target_core_mod || vm_fail "target_core_mod went away with the iSER modules"
 	vm_loaded iscsi_target_mod || vm_fail "iscsi_target_mod went away with the iSER modules"
 	[ -d "$tpgdir/lun/lun_0" ] || vm_fail "LUN 0 missing in configfs after the unload"
-	vm_log "iSER modules unloaded; kept: $(lsmod | awk 'NR > 1 && /target_core|iscsi_target/ {print $1}' | tr '\n' ' ')"
+	vm_log "iSER modules unloaded; kept: $(lsmod | awk 'NR > 1 && $1 ~ /^(target_core|iscsi_target)/ {print $1}' | tr '\n' ' ')"
 	vm_load_roles
 	vm_tcli "/iscsi/$VM_TARGET_IQN/tpg1/portals/$np enable_iser true"
 	[ "$(cat "$tpgdir/np/$np/iser" 2>/dev/null)" = 1 ] ||
