@@ -18,7 +18,8 @@
  * usage: iser_peer [-n N] [-m MODE] [-t SECONDS] ADDR PORT
  *   -n N        connections (default 1)
  *   -m MODE     silent (default), drop, garbage, nopd, shortpd
- *   -t SECONDS  how long to hold the connections (default 30)
+ *   -t SECONDS  how long to hold the connections (default 30); a fraction
+ *               such as 0.8 times the close against the target's timers
  *
  * Exit status: 0 when it ran, 1 on a local error (bad arguments, no RDMA
  * device), so the scenario judges the counts.
@@ -226,8 +227,8 @@ int main(int argc, char **argv)
 	struct rdma_event_channel *ch;
 	struct addrinfo *ai, hints = { .ai_socktype = SOCK_STREAM };
 	enum mode mode = SILENT;
-	int n = 1, hold = 30, opt, i;
-	double end;
+	int n = 1, opt, i;
+	double hold = 30, end;
 
 	while ((opt = getopt(argc, argv, "n:m:t:")) != -1) {
 		switch (opt) {
@@ -241,7 +242,7 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 't':
-			hold = atoi(optarg);
+			hold = atof(optarg);
 			break;
 		default:
 			return 1;
