@@ -15,9 +15,10 @@
  * source address (the oldest is evicted when a bound is reached).
  *
  * References: one for the CM side, dropped by the release work; one for
- * LIO, taken in ist_accept_np() and dropped in ist_free_conn(). The last
- * put destroys the QP, the rdma_cm id and the buffers; it never runs in
- * the connection's own CM handler.
+ * LIO, taken in ist_accept_np() and dropped in ist_free_conn(); one for
+ * the pre-login timer while it is queued or runs. The last put destroys
+ * the QP, the rdma_cm id and the buffers; it never runs in the
+ * connection's own CM handler.
  *
  * Lock order: ist_np.lock, then ist_conn.lock.
  *
@@ -166,6 +167,16 @@ int ist_post_send(struct ist_conn *ic, struct ist_tx_desc *tx,
 /* state and teardown                                                 */
 /* ------------------------------------------------------------------ */
 
+static void ist_np_release(struct kref *ref)
+{
+	kfree(container_of(ref, struct ist_np, ref));
+}
+
+static void ist_np_put(struct ist_np *isnp)
+{
+	kref_put(&isnp->ref, ist_np_release);
+}
+
 static void ist_conn_get(struct ist_conn *ic)
 {
 	kref_get(&ic->ref);
@@ -187,6 +198,7 @@ static void ist_conn_free(struct ist_conn *ic)
 				    IST_LOGIN_DATA_MAX, DMA_TO_DEVICE);
 	kfree(ic->login_rsp);
 	isdm_device_put(ic->dev);
+	ist_np_put(ic->isnp);
 	kfree(ic);
 }
 
@@ -209,6 +221,28 @@ static void ist_conn_put(struct ist_conn *ic)
 	kref_put(&ic->ref, ist_conn_release);
 }
 
+/*
+ * The pre-login timer holds a reference while it is queued or runs: a
+ * work that already runs cannot be cancelled, and it must not find its
+ * connection freed. Whoever cancels it successfully drops that reference;
+ * otherwise the work drops it when done. Cancelling with _sync is no
+ * option: the callers hold ist_np.lock, which the work takes, or run in a
+ * CM handler.
+ */
+static void ist_prelogin_arm(struct ist_conn *ic)
+{
+	ist_conn_get(ic);
+	if (!queue_delayed_work(ist_wq, &ic->prelogin_work,
+				prelogin_timeout * HZ))
+		ist_conn_put(ic);	/* cannot happen: armed once */
+}
+
+static void ist_prelogin_cancel(struct ist_conn *ic)
+{
+	if (cancel_delayed_work(&ic->prelogin_work))
+		ist_conn_put(ic);	/* never the last: the CM side's is held */
+}
+
 /* Disconnect once; the caller holds ic->lock. */
 static void ist_conn_terminate(struct ist_conn *ic)
 {
@@ -224,30 +258,38 @@ static void ist_conn_terminate(struct ist_conn *ic)
 }
 
 /*
- * Tear down a connection LIO does not own. Whoever takes it off the
- * portal's list owns the teardown, so this runs once per connection.
+ * Take a connection LIO does not own off its portal's list. Whoever does
+ * owns its teardown, so the timer, an eviction, a CM event and the portal
+ * going away may race: exactly one of them gets true.
  */
+static bool ist_conn_unlink(struct ist_np *isnp, struct ist_conn *ic)
+{
+	lockdep_assert_held(&isnp->lock);
+	if (list_empty(&ic->np_entry))
+		return false;
+	mutex_lock(&ic->lock);
+	if (ic->state == IST_CONN_ACCEPTED)
+		isnp->nr_accepted--;
+	mutex_unlock(&ic->lock);
+	list_del_init(&ic->np_entry);
+	ist_prelogin_cancel(ic);
+	return true;
+}
+
+/* Tear down a connection LIO does not own, unless someone else does. */
 static void ist_conn_drop_unbound(struct ist_conn *ic, const char *why)
 {
 	struct ist_np *isnp = ic->isnp;
-	bool mine = false;
+	bool mine;
 
 	mutex_lock(&isnp->lock);
-	if (!list_empty(&ic->np_entry)) {
-		mutex_lock(&ic->lock);
-		if (ic->state == IST_CONN_ACCEPTED)
-			isnp->nr_accepted--;
-		mutex_unlock(&ic->lock);
-		list_del_init(&ic->np_entry);
-		mine = true;
-	}
+	mine = ist_conn_unlink(isnp, ic);
 	mutex_unlock(&isnp->lock);
 	if (!mine)
 		return;
 
 	pr_info_ratelimited("closing connection from %pISpc before login: %s\n",
 			    &ic->src, why);
-	cancel_delayed_work(&ic->prelogin_work);
 	mutex_lock(&ic->lock);
 	ist_conn_terminate(ic);
 	mutex_unlock(&ic->lock);
@@ -343,6 +385,7 @@ static void ist_prelogin_timeout(struct work_struct *work)
 					   struct ist_conn, prelogin_work);
 
 	ist_conn_drop_unbound(ic, "no login request in time");
+	ist_conn_put(ic);		/* the timer's */
 }
 
 /* ------------------------------------------------------------------ */
@@ -469,6 +512,7 @@ static int ist_connect_request(struct rdma_cm_id *cm_id,
 		goto reject;
 	ic->cm_id = cm_id;
 	ic->isnp = isnp;
+	kref_get(&isnp->ref);
 	ic->src = src;
 	ic->state = IST_CONN_ACCEPTED;
 	mutex_init(&ic->lock);
@@ -484,6 +528,7 @@ static int ist_connect_request(struct rdma_cm_id *cm_id,
 	ic->dev = isdm_device_get(cm_id->device);
 	if (IS_ERR(ic->dev)) {
 		ret = PTR_ERR(ic->dev);
+		ist_np_put(isnp);
 		kfree(ic);
 		pr_warn_ratelimited("rejecting %pISpc: device %s unusable (%d)\n",
 				    &src, dev_name(&cm_id->device->dev), ret);
@@ -536,19 +581,25 @@ static int ist_connect_request(struct rdma_cm_id *cm_id,
 		cm_id->context = isnp;
 		goto free;
 	}
+	pr_debug("accepted %pISpc: %s header, %s, ORD %u\n", &src,
+		 ic->mode.zbva ? "12-byte" : "28-byte",
+		 ic->mode.send_inv ? "SendInv" : "no SendInv", ic->ord);
 
 	mutex_lock(&ist_conn_list_mutex);
 	list_add_tail(&ic->entry, &ist_conn_list);
 	mutex_unlock(&ist_conn_list_mutex);
 
+	/*
+	 * On the list and armed in one step: the first message may already
+	 * have arrived and failed the connection (ist_conn_drop_unbound()),
+	 * and a timer armed after that would fire on a freed connection.
+	 * Nothing may touch @ic after the unlock.
+	 */
 	mutex_lock(&isnp->lock);
 	list_add_tail(&ic->np_entry, &isnp->accepted);
 	isnp->nr_accepted++;
+	ist_prelogin_arm(ic);
 	mutex_unlock(&isnp->lock);
-	queue_delayed_work(ist_wq, &ic->prelogin_work, prelogin_timeout * HZ);
-	pr_debug("accepted %pISpc: %s header, %s, ORD %u\n", &src,
-		 ic->mode.zbva ? "12-byte" : "28-byte",
-		 ic->mode.send_inv ? "SendInv" : "no SendInv", ic->ord);
 	return 0;
 
 free:
@@ -579,11 +630,12 @@ static void ist_conn_ready(struct ist_conn *ic)
 		ready = true;
 	}
 	mutex_unlock(&ic->lock);
+	/* a timer already running finds the connection pending and drops it */
+	if (ready)
+		ist_prelogin_cancel(ic);
 	mutex_unlock(&isnp->lock);
-	if (ready) {
-		cancel_delayed_work(&ic->prelogin_work);
+	if (ready)
 		up(&isnp->sem);
-	}
 }
 
 static int ist_conn_cm_event(struct ist_conn *ic, struct rdma_cm_event *ev)
@@ -725,6 +777,7 @@ int ist_setup_np(struct iscsi_np *np, struct sockaddr_storage *ksockaddr)
 	isnp = kzalloc(sizeof(*isnp), GFP_KERNEL);
 	if (!isnp)
 		return -ENOMEM;
+	kref_init(&isnp->ref);
 	sema_init(&isnp->sem, 0);
 	mutex_init(&isnp->lock);
 	INIT_LIST_HEAD(&isnp->accepted);
@@ -764,20 +817,22 @@ int ist_accept_np(struct iscsi_np *np, struct iscsit_conn *conn)
 		mutex_lock(&isnp->lock);
 		ic = list_first_entry_or_null(&isnp->pending, struct ist_conn,
 					      np_entry);
-		if (ic)
+		if (ic) {
+			/* off the list and BOUND in one step */
 			list_del_init(&ic->np_entry);
+			/* LIO's reference, dropped in ist_free_conn() */
+			ist_conn_get(ic);
+			mutex_lock(&ic->lock);
+			ic->conn = conn;
+			conn->context = ic;
+			if (ic->state == IST_CONN_PENDING)
+				ic->state = IST_CONN_BOUND;
+			mutex_unlock(&ic->lock);
+		}
 		mutex_unlock(&isnp->lock);
 		if (ic)
 			break;
 	}
-
-	ist_conn_get(ic);	/* LIO's reference, dropped in ist_free_conn() */
-	mutex_lock(&ic->lock);
-	ic->conn = conn;
-	conn->context = ic;
-	if (ic->state == IST_CONN_PENDING)
-		ic->state = IST_CONN_BOUND;
-	mutex_unlock(&ic->lock);
 
 	conn->login_family = np->np_sockaddr.ss_family;
 	conn->login_sockaddr = ic->cm_id->route.addr.dst_addr;
@@ -823,10 +878,11 @@ void ist_free_np(struct iscsi_np *np)
 		ist_conn_drop_unbound(ic, "portal disabled");
 		ist_conn_put(ic);
 	}
-	flush_workqueue(ist_wq);
 	pr_info("iSER portal %pISpc disabled\n", &np->np_sockaddr);
 	np->np_context = NULL;
-	kfree(isnp);
+	isnp->np = NULL;
+	/* connections still being released hold the rest */
+	ist_np_put(isnp);
 }
 
 void ist_wait_conn(struct iscsit_conn *conn)

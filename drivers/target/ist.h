@@ -67,7 +67,10 @@ enum ist_conn_state {
 
 /**
  * struct ist_np - a portal with iSER enabled
- * @np: LIO's portal
+ * @ref: one for LIO's portal (dropped by ist_free_np()), one per connection
+ *	that arrived on it (dropped when the connection is freed), so a
+ *	connection's pre-login paths may always lock @lock
+ * @np: LIO's portal, valid until ist_free_np()
  * @cm_id: the listening rdma_cm id, NULL while there is no listener
  * @dead_id: a listening id whose device went away, destroyed by
  *	@relisten_work (never in its own CM handler)
@@ -81,6 +84,7 @@ enum ist_conn_state {
  * @nr_accepted: length of @accepted
  */
 struct ist_np {
+	struct kref		ref;
 	struct iscsi_np		*np;
 	struct rdma_cm_id	*cm_id;
 	struct rdma_cm_id	*dead_id;
@@ -121,7 +125,9 @@ struct ist_tx_desc {
  * @conn: LIO's connection, once bound
  * @state: see &enum ist_conn_state; changed under @lock
  * @lock: protects @state
- * @ref: references: the CM (until release), LIO (accept to free_conn)
+ * @ref: references: the CM side (until @release_work), LIO (accept to
+ *	free_conn), the pre-login timer (while @prelogin_work is queued or
+ *	runs)
  * @entry: on the driver's list of all connections
  * @np_entry: on one of @isnp's lists while LIO does not own it
  * @established: the CM reported ESTABLISHED
