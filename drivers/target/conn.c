@@ -16,16 +16,17 @@
  *
  * References: one for the CM side, dropped by the release work; one for
  * LIO, taken in ist_accept_np() and dropped in ist_free_conn(); one for
- * the pre-login timer while it is queued or runs. The last put destroys
- * the QP, the rdma_cm id and the buffers; it never runs in the
- * connection's own CM handler.
+ * the pre-login timer while it is queued or runs. The last put only queues
+ * the free work, which destroys the QP, the rdma_cm id and the buffers:
+ * no release ever runs in a CM handler, the connection's own or the
+ * listener's.
  *
  * Lock order: ist_np.lock, then ist_conn.lock.
  *
  * Teardown is always: rdma_disconnect(), drain the QP, release in a work
- * item. Before LIO owns a connection the driver tears it down itself; once
- * LIO owns it, the driver asks LIO for a reinstatement and LIO calls
- * ist_wait_conn() and ist_free_conn().
+ * item. Before LIO owns a connection the driver tears it down itself (the
+ * release work disconnects); once LIO owns it, the driver asks LIO for a
+ * reinstatement and LIO calls ist_wait_conn() and ist_free_conn().
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -60,6 +61,7 @@ static DEFINE_MUTEX(ist_conn_list_mutex);
 static DECLARE_WAIT_QUEUE_HEAD(ist_conn_release_wq);
 
 static void ist_release_work(struct work_struct *work);
+static void ist_free_work(struct work_struct *work);
 static void ist_prelogin_timeout(struct work_struct *work);
 static void ist_login_recv_done(struct ib_cq *cq, struct ib_wc *wc);
 static void ist_login_send_done(struct ib_cq *cq, struct ib_wc *wc);
@@ -182,37 +184,63 @@ static void ist_conn_get(struct ist_conn *ic)
 	kref_get(&ic->ref);
 }
 
-static void ist_conn_free(struct ist_conn *ic)
+/* The queues (if the id is still there, with it) and the buffers. */
+static void ist_conn_destroy_bufs(struct ist_conn *ic)
 {
 	u32 i;
 
+	isdm_queues_destroy(&ic->q);
 	for (i = 0; ic->rx && i < ic->nr_rx; i++)
 		isdm_rx_desc_destroy(ic->dev, &ic->rx[i]);
 	kfree(ic->rx);
 	ic->rx = NULL;
-	isdm_queues_destroy(&ic->q);
 	isdm_rx_desc_destroy(ic->dev, &ic->login_rx);
 	ist_tx_unmap(ic, &ic->login_tx);
 	if (ic->login_rsp_dma)
 		ib_dma_unmap_single(ic->dev->ib_dev, ic->login_rsp_dma,
 				    IST_LOGIN_DATA_MAX, DMA_TO_DEVICE);
+	ic->login_rsp_dma = 0;
 	kfree(ic->login_rsp);
+	ic->login_rsp = NULL;
+}
+
+/* Free a connection whose rdma_cm id rdma_cm destroys (CONNECT_REQUEST). */
+static void ist_conn_free(struct ist_conn *ic)
+{
+	ist_conn_destroy_bufs(ic);
 	isdm_device_put(ic->dev);
 	ist_np_put(ic->isnp);
 	kfree(ic);
 }
 
+/*
+ * The last reference is gone. The release is deferred to a work item: the
+ * last put may come from a CM handler (an eviction runs in the listener's
+ * CONNECT_REQUEST), and rdma_destroy_id() of another id there nests two
+ * ids' handler mutexes and, on iWARP, waits for events queued behind the
+ * running handler on iw_cm's ordered workqueue.
+ */
 static void ist_conn_release(struct kref *ref)
 {
 	struct ist_conn *ic = container_of(ref, struct ist_conn, ref);
+
+	queue_work(ist_wq, &ic->free_work);
+}
+
+static void ist_free_work(struct work_struct *work)
+{
+	struct ist_conn *ic = container_of(work, struct ist_conn, free_work);
+
+	ist_conn_destroy_bufs(ic);
+	rdma_destroy_id(ic->cm_id);
 
 	mutex_lock(&ist_conn_list_mutex);
 	list_del(&ic->entry);
 	mutex_unlock(&ist_conn_list_mutex);
 
-	isdm_queues_destroy(&ic->q);
-	rdma_destroy_id(ic->cm_id);
-	ist_conn_free(ic);
+	isdm_device_put(ic->dev);
+	ist_np_put(ic->isnp);
+	kfree(ic);
 	wake_up_all(&ist_conn_release_wq);
 }
 
@@ -276,6 +304,20 @@ static bool ist_conn_unlink(struct ist_np *isnp, struct ist_conn *ic)
 	return true;
 }
 
+/*
+ * Tear down a connection the caller unlinked. The release work does the
+ * disconnect too: this may run in the listener's CONNECT_REQUEST handler
+ * (an eviction), where rdma_disconnect() of another id can block on iWARP
+ * until that id's ESTABLISHED event, queued behind the running handler,
+ * has been handled.
+ */
+static void ist_conn_drop_unlinked(struct ist_conn *ic, const char *why)
+{
+	pr_info_ratelimited("closing connection from %pISpc before login: %s\n",
+			    &ic->src, why);
+	queue_work(ist_wq, &ic->release_work);
+}
+
 /* Tear down a connection LIO does not own, unless someone else does. */
 static void ist_conn_drop_unbound(struct ist_conn *ic, const char *why)
 {
@@ -285,15 +327,8 @@ static void ist_conn_drop_unbound(struct ist_conn *ic, const char *why)
 	mutex_lock(&isnp->lock);
 	mine = ist_conn_unlink(isnp, ic);
 	mutex_unlock(&isnp->lock);
-	if (!mine)
-		return;
-
-	pr_info_ratelimited("closing connection from %pISpc before login: %s\n",
-			    &ic->src, why);
-	mutex_lock(&ic->lock);
-	ist_conn_terminate(ic);
-	mutex_unlock(&ic->lock);
-	queue_work(ist_wq, &ic->release_work);
+	if (mine)
+		ist_conn_drop_unlinked(ic, why);
 }
 
 /*
@@ -372,6 +407,9 @@ static void ist_release_work(struct work_struct *work)
 {
 	struct ist_conn *ic = container_of(work, struct ist_conn, release_work);
 
+	mutex_lock(&ic->lock);
+	ist_conn_terminate(ic);		/* unbound ones; LIO's did it already */
+	mutex_unlock(&ic->lock);
 	isdm_queues_drain(&ic->q);
 	mutex_lock(&ic->lock);
 	ic->state = IST_CONN_DOWN;
@@ -410,7 +448,9 @@ static bool ist_same_source(const struct sockaddr_storage *a,
 /*
  * Make room for one more pre-login connection from @src: evict the oldest
  * from the same source when that source is at its bound, else the oldest
- * of the portal when the portal is.
+ * of the portal when the portal is. Runs in the listener's CM handler:
+ * the victim is unlinked here and left to its release work, without a
+ * reference of ours, so nothing here can be its last put.
  */
 static void ist_np_make_room(struct ist_np *isnp,
 			     const struct sockaddr_storage *src)
@@ -432,14 +472,12 @@ static void ist_np_make_room(struct ist_np *isnp,
 		 isnp->nr_accepted >= max_prelogin_per_portal)
 		victim = list_first_entry(&isnp->accepted, struct ist_conn,
 					  np_entry);
-	if (victim)
-		ist_conn_get(victim);
+	if (victim && !ist_conn_unlink(isnp, victim))
+		victim = NULL;
 	mutex_unlock(&isnp->lock);
 
-	if (victim) {
-		ist_conn_drop_unbound(victim, "too many connections waiting for login");
-		ist_conn_put(victim);
-	}
+	if (victim)
+		ist_conn_drop_unlinked(victim, "too many connections waiting for login");
 }
 
 static void ist_qp_event(struct ib_event *ev, void *ctx)
@@ -524,6 +562,7 @@ static int ist_connect_request(struct rdma_cm_id *cm_id,
 	complete_all(&ic->login_tx_done);
 	INIT_DELAYED_WORK(&ic->prelogin_work, ist_prelogin_timeout);
 	INIT_WORK(&ic->release_work, ist_release_work);
+	INIT_WORK(&ic->free_work, ist_free_work);
 
 	ic->dev = isdm_device_get(cm_id->device);
 	if (IS_ERR(ic->dev)) {
@@ -871,12 +910,11 @@ void ist_free_np(struct iscsi_np *np)
 			ic = list_first_entry_or_null(&isnp->pending,
 						      struct ist_conn, np_entry);
 		if (ic)
-			ist_conn_get(ic);
+			ist_conn_unlink(isnp, ic);
 		mutex_unlock(&isnp->lock);
 		if (!ic)
 			break;
-		ist_conn_drop_unbound(ic, "portal disabled");
-		ist_conn_put(ic);
+		ist_conn_drop_unlinked(ic, "portal disabled");
 	}
 	pr_info("iSER portal %pISpc disabled\n", &np->np_sockaddr);
 	np->np_context = NULL;

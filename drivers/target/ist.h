@@ -127,7 +127,7 @@ struct ist_tx_desc {
  * @lock: protects @state
  * @ref: references: the CM side (until @release_work), LIO (accept to
  *	free_conn), the pre-login timer (while @prelogin_work is queued or
- *	runs)
+ *	runs); the last put queues @free_work
  * @entry: on the driver's list of all connections
  * @np_entry: on one of @isnp's lists while LIO does not own it
  * @established: the CM reported ESTABLISHED
@@ -153,7 +153,10 @@ struct ist_tx_desc {
  * @nr_rx: how many
  * @rx_max_data: the largest data segment we accept in full feature phase
  * @prelogin_work: closes the connection when no login PDU arrives in time
- * @release_work: final release, in process context
+ * @release_work: disconnects (if nobody did), drains, drops the CM side's
+ *	reference
+ * @free_work: destroys the QP, the rdma_cm id and everything else; queued
+ *	by the last put, so no release runs in a CM handler
  * @logout_posted: a Logout Response was posted
  * @dev_removed: the device is going away
  * @hello_tx: the HelloReply
@@ -195,6 +198,7 @@ struct ist_conn {
 
 	struct delayed_work	prelogin_work;
 	struct work_struct	release_work;
+	struct work_struct	free_work;
 	bool			logout_posted;
 	bool			dev_removed;
 	struct ist_tx_desc	hello_tx;
