@@ -17,9 +17,9 @@
  * References: one for the CM side, dropped by the release work; one for
  * LIO, taken in ist_accept_np() and dropped in ist_free_conn(); one for
  * the pre-login timer while it is queued or runs. The last put only queues
- * the free work, which destroys the QP, the rdma_cm id and the buffers:
- * no release ever runs in a CM handler, the connection's own or the
- * listener's.
+ * the free work, which destroys the rdma_cm id, then the QP, then the
+ * buffers: no release ever runs in a CM handler, the connection's own or
+ * the listener's.
  *
  * Lock order: ist_np.lock, then ist_conn.lock.
  *
@@ -231,8 +231,9 @@ static void ist_free_work(struct work_struct *work)
 {
 	struct ist_conn *ic = container_of(work, struct ist_conn, free_work);
 
+	/* the id first: no handler can then see the connection half gone */
+	isdm_queues_destroy_id(&ic->q);
 	ist_conn_destroy_bufs(ic);
-	rdma_destroy_id(ic->cm_id);
 
 	mutex_lock(&ist_conn_list_mutex);
 	list_del(&ic->entry);
@@ -517,7 +518,8 @@ static int ist_accept(struct ist_conn *ic, struct rdma_cm_event *event,
 static int ist_connect_request(struct rdma_cm_id *cm_id,
 			       struct rdma_cm_event *event)
 {
-	struct ist_np *isnp = cm_id->context;
+	struct ist_np *isnp = container_of(cm_id->context, struct ist_np,
+					   cm_kind);
 	struct iscsi_np *np = isnp->np;
 	struct isdm_queue_attr qa = {};
 	struct sockaddr_storage src;
@@ -548,6 +550,7 @@ static int ist_connect_request(struct rdma_cm_id *cm_id,
 	ic = kzalloc(sizeof(*ic), GFP_KERNEL);
 	if (!ic)
 		goto reject;
+	ic->cm_kind = IST_CM_CONN;
 	ic->cm_id = cm_id;
 	ic->isnp = isnp;
 	kref_get(&isnp->ref);
@@ -614,10 +617,11 @@ static int ist_connect_request(struct rdma_cm_id *cm_id,
 	if (ret)
 		goto free;
 
-	cm_id->context = ic;
+	/* the connection's later events go to ist_conn_cm_event() */
+	cm_id->context = &ic->cm_kind;
 	ret = ist_accept(ic, event, &ini);
 	if (ret) {
-		cm_id->context = isnp;
+		cm_id->context = &isnp->cm_kind;
 		goto free;
 	}
 	pr_debug("accepted %pISpc: %s header, %s, ORD %u\n", &src,
@@ -708,8 +712,8 @@ static struct rdma_cm_id *ist_listen(struct ist_np *isnp)
 	struct rdma_cm_id *id;
 	int ret;
 
-	id = rdma_create_id(&init_net, ist_cma_handler, isnp, RDMA_PS_TCP,
-			    IB_QPT_RC);
+	id = rdma_create_id(&init_net, ist_cma_handler, &isnp->cm_kind,
+			    RDMA_PS_TCP, IB_QPT_RC);
 	if (IS_ERR(id))
 		return id;
 	/* IPv4 and IPv6 portals may share a port */
@@ -795,13 +799,23 @@ static void ist_relisten_work(struct work_struct *work)
 		rdma_destroy_id(id);
 }
 
+/*
+ * Listening ids and connection ids share this handler (a new connection's
+ * id inherits the listener's); the tag the context points to says which
+ * one an event is for. A connection's id keeps getting events until
+ * ist_free_work() destroys it, whatever happened to its QP.
+ */
 static int ist_cma_handler(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
 {
+	enum ist_cm_kind *kind = cm_id->context;
+
+	if (*kind == IST_CM_CONN)
+		return ist_conn_cm_event(container_of(kind, struct ist_conn,
+						      cm_kind), ev);
 	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
 		return ist_connect_request(cm_id, ev);
-	if (cm_id->qp)
-		return ist_conn_cm_event(cm_id->context, ev);
-	return ist_np_cm_event(cm_id->context, cm_id, ev);
+	return ist_np_cm_event(container_of(kind, struct ist_np, cm_kind),
+			       cm_id, ev);
 }
 
 /* ------------------------------------------------------------------ */
@@ -816,6 +830,7 @@ int ist_setup_np(struct iscsi_np *np, struct sockaddr_storage *ksockaddr)
 	isnp = kzalloc(sizeof(*isnp), GFP_KERNEL);
 	if (!isnp)
 		return -ENOMEM;
+	isnp->cm_kind = IST_CM_PORTAL;
 	kref_init(&isnp->ref);
 	sema_init(&isnp->sem, 0);
 	mutex_init(&isnp->lock);

@@ -62,11 +62,27 @@ enum ist_conn_state {
 	IST_CONN_DOWN,
 };
 
+/**
+ * enum ist_cm_kind - what the context of an rdma_cm id points to
+ * @IST_CM_PORTAL: the @cm_kind of a &struct ist_np: a listening id, or a
+ *	new connection's id during its CONNECT_REQUEST (rdma_cm gives it the
+ *	listener's context)
+ * @IST_CM_CONN: the @cm_kind of a &struct ist_conn
+ *
+ * ist_cma_handler() routes every event by this tag. The id's QP says
+ * nothing reliable: a connection's id may outlive its QP.
+ */
+enum ist_cm_kind {
+	IST_CM_PORTAL = 1,
+	IST_CM_CONN,
+};
+
 /* how often a portal that lost its device tries to listen again */
 #define IST_RELISTEN_MS		2000
 
 /**
  * struct ist_np - a portal with iSER enabled
+ * @cm_kind: IST_CM_PORTAL; the context of its rdma_cm ids points here
  * @ref: one for LIO's portal (dropped by ist_free_np()), one per connection
  *	that arrived on it (dropped when the connection is freed), so a
  *	connection's pre-login paths may always lock @lock
@@ -84,6 +100,7 @@ enum ist_conn_state {
  * @nr_accepted: length of @accepted
  */
 struct ist_np {
+	enum ist_cm_kind	cm_kind;
 	struct kref		ref;
 	struct iscsi_np		*np;
 	struct rdma_cm_id	*cm_id;
@@ -118,6 +135,7 @@ struct ist_tx_desc {
 
 /**
  * struct ist_conn - one iSER connection of the target
+ * @cm_kind: IST_CM_CONN; the context of @cm_id points here
  * @q: CQ and QP
  * @cm_id: the connection's rdma_cm id
  * @dev: the core's device object
@@ -155,8 +173,8 @@ struct ist_tx_desc {
  * @prelogin_work: closes the connection when no login PDU arrives in time
  * @release_work: disconnects (if nobody did), drains, drops the CM side's
  *	reference
- * @free_work: destroys the QP, the rdma_cm id and everything else; queued
- *	by the last put, so no release runs in a CM handler
+ * @free_work: destroys the rdma_cm id, then the QP, then everything else;
+ *	queued by the last put, so no release runs in a CM handler
  * @logout_posted: a Logout Response was posted
  * @dev_removed: the device is going away
  * @hello_tx: the HelloReply
@@ -165,6 +183,7 @@ struct ist_tx_desc {
  * @ctrl_cnt: control completions (TMF, Reject, Text) still running
  */
 struct ist_conn {
+	enum ist_cm_kind	cm_kind;
 	struct isdm_queues	q;
 	struct rdma_cm_id	*cm_id;
 	struct isdm_device	*dev;
