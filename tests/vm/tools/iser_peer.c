@@ -25,6 +25,7 @@
  * device), so the scenario judges the counts.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <netdb.h>
 #include <poll.h>
 #include <stdio.h>
@@ -263,6 +264,16 @@ int main(int argc, char **argv)
 		perror("iser_peer: rdma_create_event_channel");
 		return 1;
 	}
+	/*
+	 * librdmacm swallows some events (a REJECTED or DISCONNECTED after
+	 * a failed connect response) and then reads the next one: with a
+	 * blocking channel rdma_get_cm_event() would wait past the hold time,
+	 * forever if no event comes.
+	 */
+	if (fcntl(ch->fd, F_SETFL, fcntl(ch->fd, F_GETFL) | O_NONBLOCK)) {
+		perror("iser_peer: fcntl");
+		return 1;
+	}
 
 	for (i = 0; i < n; i++) {
 		if (rdma_create_id(ch, &peers[i].id, &peers[i], RDMA_PS_TCP)) {
@@ -283,8 +294,11 @@ int main(int argc, char **argv)
 
 		if (poll(&pfd, 1, ms > 0 ? ms : 0) <= 0)
 			continue;
-		if (rdma_get_cm_event(ch, &ev))
+		if (rdma_get_cm_event(ch, &ev)) {
+			if (errno == EAGAIN)
+				continue;
 			break;
+		}
 		handle(ev, mode);
 		rdma_ack_cm_event(ev);
 	}
