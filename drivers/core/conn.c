@@ -110,6 +110,36 @@ void isdm_queues_destroy(struct isdm_queues *q)
 EXPORT_SYMBOL_GPL(isdm_queues_destroy);
 
 /**
+ * isdm_queues_destroy_id() - destroy the rdma_cm id, then its QP and CQ
+ * @q: queues made by isdm_queues_create() on @q->cm_id; safe to call more
+ *	than once
+ *
+ * The order nvmet-rdma uses: once rdma_destroy_id() has returned, no CM
+ * event handler runs for the id any more, so none can find the id without
+ * its QP (rdma_destroy_qp() clears cm_id->qp while the id still gets
+ * events). The QP then goes with ib_destroy_qp(), since the id that
+ * rdma_destroy_qp() takes is gone. Drains first if nobody did.
+ *
+ * Context: process context; never in a CM handler (rdma_destroy_id() waits
+ * for the id's running handler).
+ */
+void isdm_queues_destroy_id(struct isdm_queues *q)
+{
+	if (q->qp)
+		isdm_queues_drain(q);
+	if (q->cm_id) {
+		rdma_destroy_id(q->cm_id);
+		q->cm_id = NULL;
+	}
+	if (q->qp) {
+		ib_destroy_qp(q->qp);
+		q->qp = NULL;
+	}
+	isdm_queues_destroy(q);		/* the CQ */
+}
+EXPORT_SYMBOL_GPL(isdm_queues_destroy_id);
+
+/**
  * isdm_rx_desc_init() - allocate and map one receive buffer
  * @dev: the device the buffer is used on
  * @d: the descriptor

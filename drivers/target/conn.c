@@ -15,16 +15,18 @@
  * source address (the oldest is evicted when a bound is reached).
  *
  * References: one for the CM side, dropped by the release work; one for
- * LIO, taken in ist_accept_np() and dropped in ist_free_conn(). The last
- * put destroys the QP, the rdma_cm id and the buffers; it never runs in
- * the connection's own CM handler.
+ * LIO, taken in ist_accept_np() and dropped in ist_free_conn(); one for
+ * the pre-login timer while it is queued or runs. The last put only queues
+ * the free work, which destroys the rdma_cm id, then the QP, then the
+ * buffers: no release ever runs in a CM handler, the connection's own or
+ * the listener's.
  *
  * Lock order: ist_np.lock, then ist_conn.lock.
  *
  * Teardown is always: rdma_disconnect(), drain the QP, release in a work
- * item. Before LIO owns a connection the driver tears it down itself; once
- * LIO owns it, the driver asks LIO for a reinstatement and LIO calls
- * ist_wait_conn() and ist_free_conn().
+ * item. Before LIO owns a connection the driver tears it down itself (the
+ * release work disconnects); once LIO owns it, the driver asks LIO for a
+ * reinstatement and LIO calls ist_wait_conn() and ist_free_conn().
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -59,6 +61,7 @@ static DEFINE_MUTEX(ist_conn_list_mutex);
 static DECLARE_WAIT_QUEUE_HEAD(ist_conn_release_wq);
 
 static void ist_release_work(struct work_struct *work);
+static void ist_free_work(struct work_struct *work);
 static void ist_prelogin_timeout(struct work_struct *work);
 static void ist_login_recv_done(struct ib_cq *cq, struct ib_wc *wc);
 static void ist_login_send_done(struct ib_cq *cq, struct ib_wc *wc);
@@ -166,47 +169,107 @@ int ist_post_send(struct ist_conn *ic, struct ist_tx_desc *tx,
 /* state and teardown                                                 */
 /* ------------------------------------------------------------------ */
 
+static void ist_np_release(struct kref *ref)
+{
+	kfree(container_of(ref, struct ist_np, ref));
+}
+
+static void ist_np_put(struct ist_np *isnp)
+{
+	kref_put(&isnp->ref, ist_np_release);
+}
+
 static void ist_conn_get(struct ist_conn *ic)
 {
 	kref_get(&ic->ref);
 }
 
-static void ist_conn_free(struct ist_conn *ic)
+/* The queues (if the id is still there, with it) and the buffers. */
+static void ist_conn_destroy_bufs(struct ist_conn *ic)
 {
 	u32 i;
 
+	isdm_queues_destroy(&ic->q);
 	for (i = 0; ic->rx && i < ic->nr_rx; i++)
 		isdm_rx_desc_destroy(ic->dev, &ic->rx[i]);
 	kfree(ic->rx);
 	ic->rx = NULL;
-	isdm_queues_destroy(&ic->q);
 	isdm_rx_desc_destroy(ic->dev, &ic->login_rx);
 	ist_tx_unmap(ic, &ic->login_tx);
 	if (ic->login_rsp_dma)
 		ib_dma_unmap_single(ic->dev->ib_dev, ic->login_rsp_dma,
 				    IST_LOGIN_DATA_MAX, DMA_TO_DEVICE);
+	ic->login_rsp_dma = 0;
 	kfree(ic->login_rsp);
+	ic->login_rsp = NULL;
+}
+
+/* Free a connection whose rdma_cm id rdma_cm destroys (CONNECT_REQUEST). */
+static void ist_conn_free(struct ist_conn *ic)
+{
+	ist_conn_destroy_bufs(ic);
 	isdm_device_put(ic->dev);
+	ist_np_put(ic->isnp);
 	kfree(ic);
 }
 
+/*
+ * The last reference is gone. The release is deferred to a work item: the
+ * last put may come from a CM handler (an eviction runs in the listener's
+ * CONNECT_REQUEST), and rdma_destroy_id() of another id there nests two
+ * ids' handler mutexes and, on iWARP, waits for events queued behind the
+ * running handler on iw_cm's ordered workqueue.
+ */
 static void ist_conn_release(struct kref *ref)
 {
 	struct ist_conn *ic = container_of(ref, struct ist_conn, ref);
+
+	queue_work(ist_wq, &ic->free_work);
+}
+
+static void ist_free_work(struct work_struct *work)
+{
+	struct ist_conn *ic = container_of(work, struct ist_conn, free_work);
+
+	/* the id first: no handler can then see the connection half gone */
+	isdm_queues_destroy_id(&ic->q);
+	ist_conn_destroy_bufs(ic);
 
 	mutex_lock(&ist_conn_list_mutex);
 	list_del(&ic->entry);
 	mutex_unlock(&ist_conn_list_mutex);
 
-	isdm_queues_destroy(&ic->q);
-	rdma_destroy_id(ic->cm_id);
-	ist_conn_free(ic);
+	isdm_device_put(ic->dev);
+	ist_np_put(ic->isnp);
+	kfree(ic);
 	wake_up_all(&ist_conn_release_wq);
 }
 
 static void ist_conn_put(struct ist_conn *ic)
 {
 	kref_put(&ic->ref, ist_conn_release);
+}
+
+/*
+ * The pre-login timer holds a reference while it is queued or runs: a
+ * work that already runs cannot be cancelled, and it must not find its
+ * connection freed. Whoever cancels it successfully drops that reference;
+ * otherwise the work drops it when done. Cancelling with _sync is no
+ * option: the callers hold ist_np.lock, which the work takes, or run in a
+ * CM handler.
+ */
+static void ist_prelogin_arm(struct ist_conn *ic)
+{
+	ist_conn_get(ic);
+	if (!queue_delayed_work(ist_wq, &ic->prelogin_work,
+				prelogin_timeout * HZ))
+		ist_conn_put(ic);	/* cannot happen: armed once */
+}
+
+static void ist_prelogin_cancel(struct ist_conn *ic)
+{
+	if (cancel_delayed_work(&ic->prelogin_work))
+		ist_conn_put(ic);	/* never the last: the CM side's is held */
 }
 
 /* Disconnect once; the caller holds ic->lock. */
@@ -224,34 +287,49 @@ static void ist_conn_terminate(struct ist_conn *ic)
 }
 
 /*
- * Tear down a connection LIO does not own. Whoever takes it off the
- * portal's list owns the teardown, so this runs once per connection.
+ * Take a connection LIO does not own off its portal's list. Whoever does
+ * owns its teardown, so the timer, an eviction, a CM event and the portal
+ * going away may race: exactly one of them gets true.
  */
+static bool ist_conn_unlink(struct ist_np *isnp, struct ist_conn *ic)
+{
+	lockdep_assert_held(&isnp->lock);
+	if (list_empty(&ic->np_entry))
+		return false;
+	mutex_lock(&ic->lock);
+	if (ic->state == IST_CONN_ACCEPTED)
+		isnp->nr_accepted--;
+	mutex_unlock(&ic->lock);
+	list_del_init(&ic->np_entry);
+	ist_prelogin_cancel(ic);
+	return true;
+}
+
+/*
+ * Tear down a connection the caller unlinked. The release work does the
+ * disconnect too: this may run in the listener's CONNECT_REQUEST handler
+ * (an eviction), where rdma_disconnect() of another id can block on iWARP
+ * until that id's ESTABLISHED event, queued behind the running handler,
+ * has been handled.
+ */
+static void ist_conn_drop_unlinked(struct ist_conn *ic, const char *why)
+{
+	pr_info_ratelimited("closing connection from %pISpc before login: %s\n",
+			    &ic->src, why);
+	queue_work(ist_wq, &ic->release_work);
+}
+
+/* Tear down a connection LIO does not own, unless someone else does. */
 static void ist_conn_drop_unbound(struct ist_conn *ic, const char *why)
 {
 	struct ist_np *isnp = ic->isnp;
-	bool mine = false;
+	bool mine;
 
 	mutex_lock(&isnp->lock);
-	if (!list_empty(&ic->np_entry)) {
-		mutex_lock(&ic->lock);
-		if (ic->state == IST_CONN_ACCEPTED)
-			isnp->nr_accepted--;
-		mutex_unlock(&ic->lock);
-		list_del_init(&ic->np_entry);
-		mine = true;
-	}
+	mine = ist_conn_unlink(isnp, ic);
 	mutex_unlock(&isnp->lock);
-	if (!mine)
-		return;
-
-	pr_info_ratelimited("closing connection from %pISpc before login: %s\n",
-			    &ic->src, why);
-	cancel_delayed_work(&ic->prelogin_work);
-	mutex_lock(&ic->lock);
-	ist_conn_terminate(ic);
-	mutex_unlock(&ic->lock);
-	queue_work(ist_wq, &ic->release_work);
+	if (mine)
+		ist_conn_drop_unlinked(ic, why);
 }
 
 /*
@@ -330,6 +408,9 @@ static void ist_release_work(struct work_struct *work)
 {
 	struct ist_conn *ic = container_of(work, struct ist_conn, release_work);
 
+	mutex_lock(&ic->lock);
+	ist_conn_terminate(ic);		/* unbound ones; LIO's did it already */
+	mutex_unlock(&ic->lock);
 	isdm_queues_drain(&ic->q);
 	mutex_lock(&ic->lock);
 	ic->state = IST_CONN_DOWN;
@@ -343,6 +424,7 @@ static void ist_prelogin_timeout(struct work_struct *work)
 					   struct ist_conn, prelogin_work);
 
 	ist_conn_drop_unbound(ic, "no login request in time");
+	ist_conn_put(ic);		/* the timer's */
 }
 
 /* ------------------------------------------------------------------ */
@@ -367,7 +449,9 @@ static bool ist_same_source(const struct sockaddr_storage *a,
 /*
  * Make room for one more pre-login connection from @src: evict the oldest
  * from the same source when that source is at its bound, else the oldest
- * of the portal when the portal is.
+ * of the portal when the portal is. Runs in the listener's CM handler:
+ * the victim is unlinked here and left to its release work, without a
+ * reference of ours, so nothing here can be its last put.
  */
 static void ist_np_make_room(struct ist_np *isnp,
 			     const struct sockaddr_storage *src)
@@ -389,14 +473,12 @@ static void ist_np_make_room(struct ist_np *isnp,
 		 isnp->nr_accepted >= max_prelogin_per_portal)
 		victim = list_first_entry(&isnp->accepted, struct ist_conn,
 					  np_entry);
-	if (victim)
-		ist_conn_get(victim);
+	if (victim && !ist_conn_unlink(isnp, victim))
+		victim = NULL;
 	mutex_unlock(&isnp->lock);
 
-	if (victim) {
-		ist_conn_drop_unbound(victim, "too many connections waiting for login");
-		ist_conn_put(victim);
-	}
+	if (victim)
+		ist_conn_drop_unlinked(victim, "too many connections waiting for login");
 }
 
 static void ist_qp_event(struct ib_event *ev, void *ctx)
@@ -436,7 +518,8 @@ static int ist_accept(struct ist_conn *ic, struct rdma_cm_event *event,
 static int ist_connect_request(struct rdma_cm_id *cm_id,
 			       struct rdma_cm_event *event)
 {
-	struct ist_np *isnp = cm_id->context;
+	struct ist_np *isnp = container_of(cm_id->context, struct ist_np,
+					   cm_kind);
 	struct iscsi_np *np = isnp->np;
 	struct isdm_queue_attr qa = {};
 	struct sockaddr_storage src;
@@ -467,8 +550,10 @@ static int ist_connect_request(struct rdma_cm_id *cm_id,
 	ic = kzalloc(sizeof(*ic), GFP_KERNEL);
 	if (!ic)
 		goto reject;
+	ic->cm_kind = IST_CM_CONN;
 	ic->cm_id = cm_id;
 	ic->isnp = isnp;
+	kref_get(&isnp->ref);
 	ic->src = src;
 	ic->state = IST_CONN_ACCEPTED;
 	mutex_init(&ic->lock);
@@ -480,10 +565,12 @@ static int ist_connect_request(struct rdma_cm_id *cm_id,
 	complete_all(&ic->login_tx_done);
 	INIT_DELAYED_WORK(&ic->prelogin_work, ist_prelogin_timeout);
 	INIT_WORK(&ic->release_work, ist_release_work);
+	INIT_WORK(&ic->free_work, ist_free_work);
 
 	ic->dev = isdm_device_get(cm_id->device);
 	if (IS_ERR(ic->dev)) {
 		ret = PTR_ERR(ic->dev);
+		ist_np_put(isnp);
 		kfree(ic);
 		pr_warn_ratelimited("rejecting %pISpc: device %s unusable (%d)\n",
 				    &src, dev_name(&cm_id->device->dev), ret);
@@ -530,25 +617,32 @@ static int ist_connect_request(struct rdma_cm_id *cm_id,
 	if (ret)
 		goto free;
 
-	cm_id->context = ic;
+	/* the connection's later events go to ist_conn_cm_event() */
+	cm_id->context = &ic->cm_kind;
 	ret = ist_accept(ic, event, &ini);
 	if (ret) {
-		cm_id->context = isnp;
+		cm_id->context = &isnp->cm_kind;
 		goto free;
 	}
+	pr_debug("accepted %pISpc: %s header, %s, ORD %u\n", &src,
+		 ic->mode.zbva ? "12-byte" : "28-byte",
+		 ic->mode.send_inv ? "SendInv" : "no SendInv", ic->ord);
 
 	mutex_lock(&ist_conn_list_mutex);
 	list_add_tail(&ic->entry, &ist_conn_list);
 	mutex_unlock(&ist_conn_list_mutex);
 
+	/*
+	 * On the list and armed in one step: the first message may already
+	 * have arrived and failed the connection (ist_conn_drop_unbound()),
+	 * and a timer armed after that would fire on a freed connection.
+	 * Nothing may touch @ic after the unlock.
+	 */
 	mutex_lock(&isnp->lock);
 	list_add_tail(&ic->np_entry, &isnp->accepted);
 	isnp->nr_accepted++;
+	ist_prelogin_arm(ic);
 	mutex_unlock(&isnp->lock);
-	queue_delayed_work(ist_wq, &ic->prelogin_work, prelogin_timeout * HZ);
-	pr_debug("accepted %pISpc: %s header, %s, ORD %u\n", &src,
-		 ic->mode.zbva ? "12-byte" : "28-byte",
-		 ic->mode.send_inv ? "SendInv" : "no SendInv", ic->ord);
 	return 0;
 
 free:
@@ -579,11 +673,12 @@ static void ist_conn_ready(struct ist_conn *ic)
 		ready = true;
 	}
 	mutex_unlock(&ic->lock);
+	/* a timer already running finds the connection pending and drops it */
+	if (ready)
+		ist_prelogin_cancel(ic);
 	mutex_unlock(&isnp->lock);
-	if (ready) {
-		cancel_delayed_work(&ic->prelogin_work);
+	if (ready)
 		up(&isnp->sem);
-	}
 }
 
 static int ist_conn_cm_event(struct ist_conn *ic, struct rdma_cm_event *ev)
@@ -617,8 +712,8 @@ static struct rdma_cm_id *ist_listen(struct ist_np *isnp)
 	struct rdma_cm_id *id;
 	int ret;
 
-	id = rdma_create_id(&init_net, ist_cma_handler, isnp, RDMA_PS_TCP,
-			    IB_QPT_RC);
+	id = rdma_create_id(&init_net, ist_cma_handler, &isnp->cm_kind,
+			    RDMA_PS_TCP, IB_QPT_RC);
 	if (IS_ERR(id))
 		return id;
 	/* IPv4 and IPv6 portals may share a port */
@@ -704,13 +799,23 @@ static void ist_relisten_work(struct work_struct *work)
 		rdma_destroy_id(id);
 }
 
+/*
+ * Listening ids and connection ids share this handler (a new connection's
+ * id inherits the listener's); the tag the context points to says which
+ * one an event is for. A connection's id keeps getting events until
+ * ist_free_work() destroys it, whatever happened to its QP.
+ */
 static int ist_cma_handler(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
 {
+	enum ist_cm_kind *kind = cm_id->context;
+
+	if (*kind == IST_CM_CONN)
+		return ist_conn_cm_event(container_of(kind, struct ist_conn,
+						      cm_kind), ev);
 	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
 		return ist_connect_request(cm_id, ev);
-	if (cm_id->qp)
-		return ist_conn_cm_event(cm_id->context, ev);
-	return ist_np_cm_event(cm_id->context, cm_id, ev);
+	return ist_np_cm_event(container_of(kind, struct ist_np, cm_kind),
+			       cm_id, ev);
 }
 
 /* ------------------------------------------------------------------ */
@@ -725,6 +830,8 @@ int ist_setup_np(struct iscsi_np *np, struct sockaddr_storage *ksockaddr)
 	isnp = kzalloc(sizeof(*isnp), GFP_KERNEL);
 	if (!isnp)
 		return -ENOMEM;
+	isnp->cm_kind = IST_CM_PORTAL;
+	kref_init(&isnp->ref);
 	sema_init(&isnp->sem, 0);
 	mutex_init(&isnp->lock);
 	INIT_LIST_HEAD(&isnp->accepted);
@@ -764,20 +871,22 @@ int ist_accept_np(struct iscsi_np *np, struct iscsit_conn *conn)
 		mutex_lock(&isnp->lock);
 		ic = list_first_entry_or_null(&isnp->pending, struct ist_conn,
 					      np_entry);
-		if (ic)
+		if (ic) {
+			/* off the list and BOUND in one step */
 			list_del_init(&ic->np_entry);
+			/* LIO's reference, dropped in ist_free_conn() */
+			ist_conn_get(ic);
+			mutex_lock(&ic->lock);
+			ic->conn = conn;
+			conn->context = ic;
+			if (ic->state == IST_CONN_PENDING)
+				ic->state = IST_CONN_BOUND;
+			mutex_unlock(&ic->lock);
+		}
 		mutex_unlock(&isnp->lock);
 		if (ic)
 			break;
 	}
-
-	ist_conn_get(ic);	/* LIO's reference, dropped in ist_free_conn() */
-	mutex_lock(&ic->lock);
-	ic->conn = conn;
-	conn->context = ic;
-	if (ic->state == IST_CONN_PENDING)
-		ic->state = IST_CONN_BOUND;
-	mutex_unlock(&ic->lock);
 
 	conn->login_family = np->np_sockaddr.ss_family;
 	conn->login_sockaddr = ic->cm_id->route.addr.dst_addr;
@@ -816,17 +925,17 @@ void ist_free_np(struct iscsi_np *np)
 			ic = list_first_entry_or_null(&isnp->pending,
 						      struct ist_conn, np_entry);
 		if (ic)
-			ist_conn_get(ic);
+			ist_conn_unlink(isnp, ic);
 		mutex_unlock(&isnp->lock);
 		if (!ic)
 			break;
-		ist_conn_drop_unbound(ic, "portal disabled");
-		ist_conn_put(ic);
+		ist_conn_drop_unlinked(ic, "portal disabled");
 	}
-	flush_workqueue(ist_wq);
 	pr_info("iSER portal %pISpc disabled\n", &np->np_sockaddr);
 	np->np_context = NULL;
-	kfree(isnp);
+	isnp->np = NULL;
+	/* connections still being released hold the rest */
+	ist_np_put(isnp);
 }
 
 void ist_wait_conn(struct iscsit_conn *conn)

@@ -62,12 +62,31 @@ enum ist_conn_state {
 	IST_CONN_DOWN,
 };
 
+/**
+ * enum ist_cm_kind - what the context of an rdma_cm id points to
+ * @IST_CM_PORTAL: the @cm_kind of a &struct ist_np: a listening id, or a
+ *	new connection's id during its CONNECT_REQUEST (rdma_cm gives it the
+ *	listener's context)
+ * @IST_CM_CONN: the @cm_kind of a &struct ist_conn
+ *
+ * ist_cma_handler() routes every event by this tag. The id's QP says
+ * nothing reliable: a connection's id may outlive its QP.
+ */
+enum ist_cm_kind {
+	IST_CM_PORTAL = 1,
+	IST_CM_CONN,
+};
+
 /* how often a portal that lost its device tries to listen again */
 #define IST_RELISTEN_MS		2000
 
 /**
  * struct ist_np - a portal with iSER enabled
- * @np: LIO's portal
+ * @cm_kind: IST_CM_PORTAL; the context of its rdma_cm ids points here
+ * @ref: one for LIO's portal (dropped by ist_free_np()), one per connection
+ *	that arrived on it (dropped when the connection is freed), so a
+ *	connection's pre-login paths may always lock @lock
+ * @np: LIO's portal, valid until ist_free_np()
  * @cm_id: the listening rdma_cm id, NULL while there is no listener
  * @dead_id: a listening id whose device went away, destroyed by
  *	@relisten_work (never in its own CM handler)
@@ -81,6 +100,8 @@ enum ist_conn_state {
  * @nr_accepted: length of @accepted
  */
 struct ist_np {
+	enum ist_cm_kind	cm_kind;
+	struct kref		ref;
 	struct iscsi_np		*np;
 	struct rdma_cm_id	*cm_id;
 	struct rdma_cm_id	*dead_id;
@@ -114,6 +135,7 @@ struct ist_tx_desc {
 
 /**
  * struct ist_conn - one iSER connection of the target
+ * @cm_kind: IST_CM_CONN; the context of @cm_id points here
  * @q: CQ and QP
  * @cm_id: the connection's rdma_cm id
  * @dev: the core's device object
@@ -121,7 +143,9 @@ struct ist_tx_desc {
  * @conn: LIO's connection, once bound
  * @state: see &enum ist_conn_state; changed under @lock
  * @lock: protects @state
- * @ref: references: the CM (until release), LIO (accept to free_conn)
+ * @ref: references: the CM side (until @release_work), LIO (accept to
+ *	free_conn), the pre-login timer (while @prelogin_work is queued or
+ *	runs); the last put queues @free_work
  * @entry: on the driver's list of all connections
  * @np_entry: on one of @isnp's lists while LIO does not own it
  * @established: the CM reported ESTABLISHED
@@ -147,7 +171,10 @@ struct ist_tx_desc {
  * @nr_rx: how many
  * @rx_max_data: the largest data segment we accept in full feature phase
  * @prelogin_work: closes the connection when no login PDU arrives in time
- * @release_work: final release, in process context
+ * @release_work: disconnects (if nobody did), drains, drops the CM side's
+ *	reference
+ * @free_work: destroys the rdma_cm id, then the QP, then everything else;
+ *	queued by the last put, so no release runs in a CM handler
  * @logout_posted: a Logout Response was posted
  * @dev_removed: the device is going away
  * @hello_tx: the HelloReply
@@ -156,6 +183,7 @@ struct ist_tx_desc {
  * @ctrl_cnt: control completions (TMF, Reject, Text) still running
  */
 struct ist_conn {
+	enum ist_cm_kind	cm_kind;
 	struct isdm_queues	q;
 	struct rdma_cm_id	*cm_id;
 	struct isdm_device	*dev;
@@ -189,6 +217,7 @@ struct ist_conn {
 
 	struct delayed_work	prelogin_work;
 	struct work_struct	release_work;
+	struct work_struct	free_work;
 	bool			logout_posted;
 	bool			dev_removed;
 	struct ist_tx_desc	hello_tx;

@@ -11,7 +11,7 @@
 
 #include "ist.h"
 
-struct workqueue_struct *ist_wq;	/* connection release */
+struct workqueue_struct *ist_wq;	/* pre-login timer, release, free */
 struct workqueue_struct *ist_comp_wq;	/* LIO post handlers of control PDUs */
 struct workqueue_struct *ist_login_wq;	/* LIO's login_work */
 
@@ -79,7 +79,8 @@ static void __exit ist_exit(void)
 	iscsit_unregister_transport(&ist_transport);
 	flush_workqueue(ist_login_wq);
 	flush_workqueue(ist_comp_wq);
-	flush_workqueue(ist_wq);
+	/* a release work's last put queues a free work: drain the chain */
+	drain_workqueue(ist_wq);
 	isdm_unregister_ulp(&ist_ulp);
 	ist_destroy_wqs();
 }

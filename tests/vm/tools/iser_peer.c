@@ -18,12 +18,14 @@
  * usage: iser_peer [-n N] [-m MODE] [-t SECONDS] ADDR PORT
  *   -n N        connections (default 1)
  *   -m MODE     silent (default), drop, garbage, nopd, shortpd
- *   -t SECONDS  how long to hold the connections (default 30)
+ *   -t SECONDS  how long to hold the connections (default 30); a fraction
+ *               such as 0.8 times the close against the target's timers
  *
  * Exit status: 0 when it ran, 1 on a local error (bad arguments, no RDMA
  * device), so the scenario judges the counts.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <netdb.h>
 #include <poll.h>
 #include <stdio.h>
@@ -228,8 +230,8 @@ int main(int argc, char **argv)
 	struct rdma_event_channel *ch;
 	struct addrinfo *ai, hints = { .ai_socktype = SOCK_STREAM };
 	enum mode mode = SILENT;
-	int n = 1, hold = 30, opt, i;
-	double end;
+	int n = 1, opt, i;
+	double hold = 30, end;
 
 	while ((opt = getopt(argc, argv, "n:m:t:")) != -1) {
 		switch (opt) {
@@ -243,7 +245,7 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 't':
-			hold = atoi(optarg);
+			hold = atof(optarg);
 			break;
 		default:
 			return 1;
@@ -263,6 +265,16 @@ int main(int argc, char **argv)
 	ch = rdma_create_event_channel();
 	if (!ch) {
 		perror("iser_peer: rdma_create_event_channel");
+		return 1;
+	}
+	/*
+	 * librdmacm swallows some events (a REJECTED or DISCONNECTED after
+	 * a failed connect response) and then reads the next one: with a
+	 * blocking channel rdma_get_cm_event() would wait past the hold time,
+	 * forever if no event comes.
+	 */
+	if (fcntl(ch->fd, F_SETFL, fcntl(ch->fd, F_GETFL) | O_NONBLOCK)) {
+		perror("iser_peer: fcntl");
 		return 1;
 	}
 
@@ -285,8 +297,11 @@ int main(int argc, char **argv)
 
 		if (poll(&pfd, 1, ms > 0 ? ms : 0) <= 0)
 			continue;
-		if (rdma_get_cm_event(ch, &ev))
+		if (rdma_get_cm_event(ch, &ev)) {
+			if (errno == EAGAIN)
+				continue;
 			break;
+		}
 		handle(ev, mode);
 		rdma_ack_cm_event(ev);
 	}
