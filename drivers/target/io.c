@@ -599,6 +599,15 @@ void ist_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 				   &ic->src, wc->byte_len, ret);
 		goto fail;
 	}
+	/* LIO parses the AHS and the CDB without checking them */
+	ret = isdm_check_ahs((u8 *)rx->buf + pdu.bhs_off,
+			     (u8 *)rx->buf + pdu.bhs_off + ISDM_BHS_LEN,
+			     pdu.ahs_len);
+	if (ret) {
+		pr_err_ratelimited("connection from %pISpc: PDU 0x%02x with a bad AHS (%d); closing\n",
+				   &ic->src, pdu.opcode, ret);
+		goto fail;
+	}
 	/* LIO's handlers return > 0 for "handled, nothing more to do" */
 	ret = ist_rx_pdu(ic, rx->buf, &pdu);
 	if (ret < 0)
