@@ -545,6 +545,35 @@ int isdm_check_cmd_stags(const void *bhs, const struct isdm_stags *st,
 }
 EXPORT_SYMBOL_GPL(isdm_check_cmd_stags);
 
+/**
+ * isdm_cmd_unsol_len() - write data of a SCSI Command that arrives unsolicited
+ * @bhs: the command's BHS (%ISDM_BHS_LEN bytes)
+ * @imm_len: its immediate data (the DataSegmentLength)
+ * @initial_r2t: the session's InitialR2T
+ * @first_burst: the session's FirstBurstLength
+ *
+ * RFC 3720 10.3.1, 12.11: unsolicited Data-Out PDUs may follow a command
+ * only under InitialR2T=No and only when its F bit is 0; with F=1 the
+ * immediate data is all the initiator sends unasked. Otherwise the
+ * unsolicited part is FirstBurstLength or the expected data transfer
+ * length, whichever is smaller (and never less than the immediate data).
+ * The result is what isdm_check_cmd_stags() takes as @unsol_len.
+ *
+ * Return: the number of bytes that arrive without a Write STag being used.
+ */
+__u32 isdm_cmd_unsol_len(const void *bhs, __u32 imm_len, bool initial_r2t,
+			 __u32 first_burst)
+{
+	const __u8 *b = bhs;
+	__u32 edtl = isdm_rd_be32(b + 20);
+	__u32 burst = first_burst < edtl ? first_burst : edtl;
+
+	if (initial_r2t || (b[1] & ISDM_BHS_FINAL))
+		return imm_len;
+	return imm_len > burst ? imm_len : burst;
+}
+EXPORT_SYMBOL_GPL(isdm_cmd_unsol_len);
+
 /* SPC-4 4.2.5.1: a CDB's length from its operation code (group code) */
 static __u32 isdm_cdb_len(const __u8 *cdb)
 {

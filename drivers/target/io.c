@@ -307,14 +307,18 @@ static void ist_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
 /* received PDUs                                                      */
 /* ------------------------------------------------------------------ */
 
+/*
+ * Write data that arrives without the Write STag: the immediate data, plus
+ * unsolicited Data-Out only under InitialR2T=No and with F=0
+ * (isdm_cmd_unsol_len()). A command that says F=1 and leaves data for the
+ * target to fetch must advertise a Write STag, or it could never complete.
+ */
 static u32 ist_unsol_len(struct iscsit_conn *conn, const u8 *bhs, u32 dlen)
 {
 	struct iscsi_sess_ops *so = conn->sess->sess_ops;
-	u32 edtl = get_unaligned_be32(bhs + 20);
 
-	if (so->InitialR2T)
-		return dlen;
-	return max(dlen, min(so->FirstBurstLength, edtl));
+	return isdm_cmd_unsol_len(bhs, dlen, so->InitialR2T,
+				  so->FirstBurstLength);
 }
 
 static int ist_handle_scsi_cmd(struct ist_conn *ic, u8 *buf,
@@ -333,7 +337,8 @@ static int ist_handle_scsi_cmd(struct ist_conn *ic, u8 *buf,
 				  ist_unsol_len(conn, bhs, pdu->data_len));
 	if (rc) {
 		pr_err_ratelimited("connection from %pISpc: SCSI command ITT 0x%08x with STags that do not match its direction (%d)\n",
-				   &ic->src, (__force u32)hdr->itt, rc);
+				   &ic->src, be32_to_cpu((__force __be32)hdr->itt),
+				   rc);
 		return rc;
 	}
 

@@ -410,6 +410,8 @@ int isdm_rx_parse(const void *buf, size_t len, const struct isdm_mode *mode,
 		  __u32 max_data_len, struct isdm_rx_pdu *pdu);
 int isdm_check_cmd_stags(const void *bhs, const struct isdm_stags *st,
 			 __u32 unsol_len);
+__u32 isdm_cmd_unsol_len(const void *bhs, __u32 imm_len, bool initial_r2t,
+			 __u32 first_burst);
 int isdm_check_ahs(const void *bhs, const void *ahs, __u32 ahs_len);
 
 /* PDU classification and the Send-type rules */
