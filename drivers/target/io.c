@@ -443,18 +443,38 @@ static int ist_handle_text(struct ist_conn *ic, u8 *buf,
 	char *text;
 	int rc;
 
-	if (hdr->ttt != cpu_to_be32(0xFFFFFFFF))
+	if (hdr->ttt != cpu_to_be32(0xFFFFFFFF)) {
+		/* only a Text command we continued, with our TTT */
 		cmd = iscsit_find_cmd_from_itt(ic->conn, hdr->itt);
-	else
+		if (cmd && (cmd->iscsi_opcode != ISCSI_OP_TEXT ||
+			    cmd->targ_xfer_tag != be32_to_cpu(hdr->ttt)))
+			cmd = NULL;
+	} else {
 		cmd = ist_alloc_cmd(ic);
+		if (!cmd)
+			return -ENOMEM;
+	}
 	if (!cmd) {
-		pr_err_ratelimited("connection from %pISpc: Text continuation for unknown ITT 0x%08x\n",
-				   &ic->src, (__force u32)hdr->itt);
+		pr_err_ratelimited("connection from %pISpc: Text continuation for unknown ITT 0x%08x TTT 0x%08x\n",
+				   &ic->src,
+				   be32_to_cpu((__force __be32)hdr->itt),
+				   be32_to_cpu(hdr->ttt));
 		return -EPROTO;
 	}
+	/*
+	 * Also moves a continued command out of ISTATE_SENT_STATUS, so that
+	 * the ExpStatSN of this request cannot make LIO free it.
+	 */
 	rc = iscsit_setup_text_cmd(ic->conn, cmd, hdr);
 	if (rc < 0)
 		return 0;
+	/*
+	 * An empty continuation (RFC 3720 10.10.4: a TTT, no data) asks for
+	 * the next part: LIO's iscsit_process_text_cmd() takes a NULL
+	 * text_in_ptr for that, as iscsit_handle_text_cmd() passes it.
+	 */
+	if (!pdu->data_len)
+		return iscsit_process_text_cmd(ic->conn, cmd, hdr);
 	text = kzalloc(pdu->data_len + 1, GFP_KERNEL);
 	if (!text)
 		return -ENOMEM;
