@@ -157,6 +157,50 @@ static int has_pair(const unsigned char *d, uint32_t dlen, const char *kv)
 	return 0;
 }
 
+/* keys the tool offers itself; any other key in a response is a proposal */
+static int offered(const char *kv)
+{
+	static const char *const ours[] = {
+		"InitiatorName=", "SessionType=", "TargetName=", "InitialR2T=",
+		"ImmediateData=", "FirstBurstLength=", "MaxBurstLength=",
+		"ErrorRecoveryLevel=", "DefaultTime2Wait=",
+		"DefaultTime2Retain=", "MaxOutstandingR2T=", "HeaderDigest=",
+		"DataDigest=", "RDMAExtensions=",
+		"InitiatorRecvDataSegmentLength=",
+		"TargetRecvDataSegmentLength=", "MaxOutstandingUnexpectedPDUs=",
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(ours) / sizeof(ours[0]); i++)
+		if (!strncmp(kv, ours[i], strlen(ours[i])))
+			return 1;
+	return 0;
+}
+
+/*
+ * The pairs of a Login Response the tool did not offer, copied into @buf
+ * (@size bytes) as its answer: the target's value is accepted.
+ */
+static uint32_t echo_proposals(char *buf, size_t size, const unsigned char *d,
+			       uint32_t dlen)
+{
+	uint32_t i = 0, n = 0, l;
+
+	while (i < dlen) {
+		l = strnlen((const char *)d + i, dlen - i);
+		if (l && memchr(d + i, '=', l) && !offered((const char *)d + i) &&
+		    strncmp((const char *)d + i, "TargetPortalGroupTag=", 21) &&
+		    strncmp((const char *)d + i, "TargetAlias=", 12) &&
+		    n + l + 1 <= size) {
+			memcpy(buf + n, d + i, l);
+			buf[n + l] = 0;
+			n += l + 1;
+		}
+		i += l + 1;
+	}
+	return n;
+}
+
 static int login(void)
 {
 	static char keys[1024];
@@ -173,6 +217,9 @@ static int login(void)
 		dlen = add_key(keys, dlen, "FirstBurstLength", "65536");
 		dlen = add_key(keys, dlen, "MaxBurstLength", "262144");
 		dlen = add_key(keys, dlen, "ErrorRecoveryLevel", "0");
+		dlen = add_key(keys, dlen, "DefaultTime2Wait", "2");
+		dlen = add_key(keys, dlen, "DefaultTime2Retain", "20");
+		dlen = add_key(keys, dlen, "MaxOutstandingR2T", "1");
 	} else {
 		dlen = add_key(keys, dlen, "SessionType", "Discovery");
 	}
@@ -213,7 +260,9 @@ static int login(void)
 		cmd_sn = itool_get_be32(rsp + 28);	/* ExpCmdSN */
 		if ((rsp[1] & 0x83) == 0x83)
 			return 0;
-		dlen = 0;	/* nothing more to offer: ask to transit again */
+		/* accept what the target proposed: echo its keys back */
+		dlen = echo_proposals(keys, sizeof(keys), rsp + ISDM_BHS_LEN,
+				      rlen);
 	}
 	fprintf(stderr, "iser_ffp: the target did not transit to full feature phase\n");
 	return -1;
