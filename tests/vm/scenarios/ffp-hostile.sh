@@ -28,7 +28,9 @@
 #     read-length AHS gets LIO's Reject (0x09: no bidirectional commands);
 # 10. immf1: a WRITE with part of its data immediate, F=1 and no Write
 #     STag under InitialR2T=No closes the connection at once (the target
-#     could never fetch the rest: before the fix it was never answered);
+#     could never fetch the rest: before the fix it was never answered,
+#     the connection's teardown then waited for it for ever and every
+#     later login of the initiator hung in session reinstatement);
 # 11. ahsover, ahstype, ahsnop, ahsshort, cdblong, ahs0: an AHS segment
 #     overrunning TotalAHSLength, an AHS of a reserved type, an AHS on a
 #     NOP-Out, an extended-CDB AHS shorter than the CDB says, a 32-byte
