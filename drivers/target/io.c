@@ -435,6 +435,26 @@ static int ist_handle_nop_out(struct ist_conn *ic, u8 *buf,
 	return iscsit_process_nop_out(ic->conn, cmd, hdr);
 }
 
+/*
+ * The previous part of a continued Text exchange must be done with before
+ * the command is used again: its Send completion (which came first on the
+ * shared CQ) queued ist_control_comp(), which reads the response header
+ * and marks the command ISTATE_SENT_STATUS. Wait for it; a continuation
+ * that overtook the completion itself is refused.
+ */
+static bool ist_text_settled(struct iscsit_cmd *cmd)
+{
+	struct ist_cmd *icmd = iscsit_priv_cmd(cmd);
+	bool sent;
+
+	if (icmd->comp_work.func)
+		flush_work(&icmd->comp_work);
+	spin_lock_bh(&cmd->istate_lock);
+	sent = cmd->i_state == ISTATE_SENT_STATUS;
+	spin_unlock_bh(&cmd->istate_lock);
+	return sent;
+}
+
 static int ist_handle_text(struct ist_conn *ic, u8 *buf,
 			   const struct isdm_rx_pdu *pdu)
 {
@@ -447,7 +467,8 @@ static int ist_handle_text(struct ist_conn *ic, u8 *buf,
 		/* only a Text command we continued, with our TTT */
 		cmd = iscsit_find_cmd_from_itt(ic->conn, hdr->itt);
 		if (cmd && (cmd->iscsi_opcode != ISCSI_OP_TEXT ||
-			    cmd->targ_xfer_tag != be32_to_cpu(hdr->ttt)))
+			    cmd->targ_xfer_tag != be32_to_cpu(hdr->ttt) ||
+			    !ist_text_settled(cmd)))
 			cmd = NULL;
 	} else {
 		cmd = ist_alloc_cmd(ic);
