@@ -258,6 +258,16 @@ static void ist_send_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	}
 
+	/*
+	 * A Text Response with the C bit: settled here, not in the work
+	 * below, so that the continuation, received after this completion
+	 * on the same CQ, finds the command ready (ist_text_settled()).
+	 */
+	if (cmd->i_state == ISTATE_SEND_TEXTRSP && ist_text_continues(icmd)) {
+		ist_put_cmd(icmd, false);
+		return;
+	}
+
 	switch (cmd->i_state) {
 	case ISTATE_SEND_TASKMGTRSP:
 	case ISTATE_SEND_LOGOUTRSP:
@@ -437,18 +447,15 @@ static int ist_handle_nop_out(struct ist_conn *ic, u8 *buf,
 
 /*
  * The previous part of a continued Text exchange must be done with before
- * the command is used again: its Send completion (which came first on the
- * shared CQ) queued ist_control_comp(), which reads the response header
- * and marks the command ISTATE_SENT_STATUS. Wait for it; a continuation
- * that overtook the completion itself is refused.
+ * the command is used again: ist_send_done() marks it ISTATE_SENT_STATUS
+ * in the CQ's own context, and that Send completion comes before the
+ * receive of the continuation on the shared CQ. A continuation that
+ * overtook it is refused.
  */
 static bool ist_text_settled(struct iscsit_cmd *cmd)
 {
-	struct ist_cmd *icmd = iscsit_priv_cmd(cmd);
 	bool sent;
 
-	if (icmd->comp_work.func)
-		flush_work(&icmd->comp_work);
 	spin_lock_bh(&cmd->istate_lock);
 	sent = cmd->i_state == ISTATE_SENT_STATUS;
 	spin_unlock_bh(&cmd->istate_lock);

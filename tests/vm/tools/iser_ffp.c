@@ -396,6 +396,8 @@ static uint32_t scsi_pdu(enum mode mode)
 	}
 	bhs = pdu_start(ISDM_OP_SCSI_CMD, flags, dlen);
 	ahs = bhs + ISDM_BHS_LEN;
+	/* the buffer still holds the login keys there */
+	memset(ahs, 0, 64);
 	itool_put_be32(bhs + 16, 0x7000 + mode);
 	itool_put_be32(bhs + 20, edtl);
 	itool_put_be32(bhs + 24, cmd_sn++);
@@ -504,6 +506,7 @@ static void offend(enum mode mode)
 		itool_put_be32(bhs + 24, cmd_sn);
 		itool_put_be32(bhs + 28, exp_stat_sn);
 		bhs[4] = 2;
+		memset(bhs + ISDM_BHS_LEN, 0, 8);
 		bhs[ISDM_BHS_LEN + 1] = 5;
 		bhs[ISDM_BHS_LEN + 2] = 1;
 		if (send_buf(HDR + 8))
