@@ -546,6 +546,126 @@ int isdm_check_cmd_stags(const void *bhs, const struct isdm_stags *st,
 EXPORT_SYMBOL_GPL(isdm_check_cmd_stags);
 
 /**
+ * isdm_cmd_unsol_len() - write data of a SCSI Command that arrives unsolicited
+ * @bhs: the command's BHS (%ISDM_BHS_LEN bytes)
+ * @imm_len: its immediate data (the DataSegmentLength)
+ * @initial_r2t: the session's InitialR2T
+ * @first_burst: the session's FirstBurstLength
+ *
+ * RFC 3720 10.3.1, 12.11: unsolicited Data-Out PDUs may follow a command
+ * only under InitialR2T=No and only when its F bit is 0; with F=1 the
+ * immediate data is all the initiator sends unasked. Otherwise the
+ * unsolicited part is FirstBurstLength or the expected data transfer
+ * length, whichever is smaller (and never less than the immediate data).
+ * The result is what isdm_check_cmd_stags() takes as @unsol_len.
+ *
+ * Return: the number of bytes that arrive without a Write STag being used.
+ */
+__u32 isdm_cmd_unsol_len(const void *bhs, __u32 imm_len, bool initial_r2t,
+			 __u32 first_burst)
+{
+	const __u8 *b = bhs;
+	__u32 edtl = isdm_rd_be32(b + 20);
+	__u32 burst = first_burst < edtl ? first_burst : edtl;
+
+	if (initial_r2t || (b[1] & ISDM_BHS_FINAL))
+		return imm_len;
+	return imm_len > burst ? imm_len : burst;
+}
+EXPORT_SYMBOL_GPL(isdm_cmd_unsol_len);
+
+/* SPC-4 4.2.5.1: a CDB's length from its operation code (group code) */
+static __u32 isdm_cdb_len(const __u8 *cdb)
+{
+	static const __u8 group_len[8] = { 6, 10, 10, 12, 16, 12, 10, 10 };
+
+	if (cdb[0] == 0x7f)	/* variable length: ADDITIONAL CDB LENGTH + 8 */
+		return (__u32)cdb[7] + 8;
+	return group_len[cdb[0] >> 5];
+}
+
+/**
+ * isdm_check_ahs() - check the AHS and the CDB length of a received PDU
+ * @bhs: the PDU's BHS (%ISDM_BHS_LEN bytes)
+ * @ahs: the AHS, the @ahs_len bytes right after the BHS
+ * @ahs_len: TotalAHSLength * 4, as isdm_rx_parse() decoded it
+ *
+ * RFC 3720 10.2.2 defines AHS only for the SCSI Command, and LIO
+ * (iscsit_setup_scsi_cmd()) trusts what it is given: it reads the first
+ * AHS only, copies AHSLength - 1 bytes of an extended CDB after the 16 of
+ * the BHS, then copies as many CDB bytes as the operation code says. So a
+ * PDU passes only when:
+ *
+ * - it has no AHS, or it is a SCSI Command;
+ * - each segment's 4-byte header and its data padded to 4 bytes
+ *   (round_up(3 + AHSLength, 4) bytes in all) lie inside @ahs_len, so
+ *   the segments fill it exactly;
+ * - each segment is of a type the receiver handles, with its length:
+ *   an extended CDB (type 1) first of all, at most once, with AHSLength
+ *   2 to 245 (a CDB of 17 to 260 bytes); an Expected Bidirectional
+ *   Read-Data Length (type 2) at most once, with AHSLength 5, on a
+ *   command with both R and W set (LIO then rejects the command itself:
+ *   it has no bidirectional commands);
+ * - the CDB length its operation code implies (variable length: byte 7
+ *   plus 8) fits in the CDB bytes given: 16, plus AHSLength - 1 with an
+ *   extended CDB.
+ *
+ * Padding bytes are not looked at. @ahs may be NULL when @ahs_len is 0.
+ *
+ * Return: 0 or a distinct negative errno: -EPROTO an AHS on a PDU other
+ * than a SCSI Command, -EMSGSIZE a segment overruns TotalAHSLength,
+ * -EOPNOTSUPP a type not handled, -EINVAL a handled type with a wrong
+ * AHSLength, out of place or repeated, -EBADMSG a CDB longer than the
+ * bytes given.
+ */
+int isdm_check_ahs(const void *bhs, const void *ahs, __u32 ahs_len)
+{
+	const __u8 *b = bhs, *a = ahs;
+	__u32 off = 0, cdb_len = ISDM_CDB_LEN;
+	bool bidi = false;
+
+	if ((b[0] & ISDM_BHS_OPCODE_MASK) != ISDM_OP_SCSI_CMD)
+		return ahs_len ? -EPROTO : 0;
+
+	while (off < ahs_len) {
+		__u32 len, seg;
+		__u8 type;
+
+		if (ahs_len - off < ISDM_AHS_HDR_LEN)
+			return -EMSGSIZE;
+		len = (__u32)a[off] << 8 | a[off + 1];
+		type = a[off + 2];
+		seg = (3 + len + 3) & ~3u;
+		if (seg > ahs_len - off)
+			return -EMSGSIZE;
+		switch (type) {
+		case ISDM_AHS_EXT_CDB:
+			if (off || len < 2 ||
+			    len > ISDM_CDB_MAX - ISDM_CDB_LEN + 1)
+				return -EINVAL;
+			cdb_len += len - 1;
+			break;
+		case ISDM_AHS_BIDI_READ:
+			if (bidi || len != ISDM_AHS_BIDI_READ_LEN ||
+			    (b[1] & (ISDM_BHS_CMD_READ | ISDM_BHS_CMD_WRITE)) !=
+			    (ISDM_BHS_CMD_READ | ISDM_BHS_CMD_WRITE))
+				return -EINVAL;
+			bidi = true;
+			break;
+		default:
+			return -EOPNOTSUPP;
+		}
+		off += seg;
+	}
+
+	/* the operation code and byte 7 are in the BHS (CDB at 32) */
+	if (isdm_cdb_len(b + 32) > cdb_len)
+		return -EBADMSG;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(isdm_check_ahs);
+
+/**
  * isdm_pdu_classify() - RFC 5046 7.1/7.2 type of an iSCSI PDU
  * @opcode: iSCSI opcode (BHS byte 0, low 6 bits)
  *

@@ -258,6 +258,16 @@ static void ist_send_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	}
 
+	/*
+	 * A Text Response with the C bit: settled here, not in the work
+	 * below, so that the continuation, received after this completion
+	 * on the same CQ, finds the command ready (ist_text_settled()).
+	 */
+	if (cmd->i_state == ISTATE_SEND_TEXTRSP && ist_text_continues(icmd)) {
+		ist_put_cmd(icmd, false);
+		return;
+	}
+
 	switch (cmd->i_state) {
 	case ISTATE_SEND_TASKMGTRSP:
 	case ISTATE_SEND_LOGOUTRSP:
@@ -307,14 +317,18 @@ static void ist_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
 /* received PDUs                                                      */
 /* ------------------------------------------------------------------ */
 
+/*
+ * Write data that arrives without the Write STag: the immediate data, plus
+ * unsolicited Data-Out only under InitialR2T=No and with F=0
+ * (isdm_cmd_unsol_len()). A command that says F=1 and leaves data for the
+ * target to fetch must advertise a Write STag, or it could never complete.
+ */
 static u32 ist_unsol_len(struct iscsit_conn *conn, const u8 *bhs, u32 dlen)
 {
 	struct iscsi_sess_ops *so = conn->sess->sess_ops;
-	u32 edtl = get_unaligned_be32(bhs + 20);
 
-	if (so->InitialR2T)
-		return dlen;
-	return max(dlen, min(so->FirstBurstLength, edtl));
+	return isdm_cmd_unsol_len(bhs, dlen, so->InitialR2T,
+				  so->FirstBurstLength);
 }
 
 static int ist_handle_scsi_cmd(struct ist_conn *ic, u8 *buf,
@@ -333,7 +347,8 @@ static int ist_handle_scsi_cmd(struct ist_conn *ic, u8 *buf,
 				  ist_unsol_len(conn, bhs, pdu->data_len));
 	if (rc) {
 		pr_err_ratelimited("connection from %pISpc: SCSI command ITT 0x%08x with STags that do not match its direction (%d)\n",
-				   &ic->src, (__force u32)hdr->itt, rc);
+				   &ic->src, be32_to_cpu((__force __be32)hdr->itt),
+				   rc);
 		return rc;
 	}
 
@@ -430,6 +445,23 @@ static int ist_handle_nop_out(struct ist_conn *ic, u8 *buf,
 	return iscsit_process_nop_out(ic->conn, cmd, hdr);
 }
 
+/*
+ * The previous part of a continued Text exchange must be done with before
+ * the command is used again: ist_send_done() marks it ISTATE_SENT_STATUS
+ * in the CQ's own context, and that Send completion comes before the
+ * receive of the continuation on the shared CQ. A continuation that
+ * overtook it is refused.
+ */
+static bool ist_text_settled(struct iscsit_cmd *cmd)
+{
+	bool sent;
+
+	spin_lock_bh(&cmd->istate_lock);
+	sent = cmd->i_state == ISTATE_SENT_STATUS;
+	spin_unlock_bh(&cmd->istate_lock);
+	return sent;
+}
+
 static int ist_handle_text(struct ist_conn *ic, u8 *buf,
 			   const struct isdm_rx_pdu *pdu)
 {
@@ -438,18 +470,39 @@ static int ist_handle_text(struct ist_conn *ic, u8 *buf,
 	char *text;
 	int rc;
 
-	if (hdr->ttt != cpu_to_be32(0xFFFFFFFF))
+	if (hdr->ttt != cpu_to_be32(0xFFFFFFFF)) {
+		/* only a Text command we continued, with our TTT */
 		cmd = iscsit_find_cmd_from_itt(ic->conn, hdr->itt);
-	else
+		if (cmd && (cmd->iscsi_opcode != ISCSI_OP_TEXT ||
+			    cmd->targ_xfer_tag != be32_to_cpu(hdr->ttt) ||
+			    !ist_text_settled(cmd)))
+			cmd = NULL;
+	} else {
 		cmd = ist_alloc_cmd(ic);
+		if (!cmd)
+			return -ENOMEM;
+	}
 	if (!cmd) {
-		pr_err_ratelimited("connection from %pISpc: Text continuation for unknown ITT 0x%08x\n",
-				   &ic->src, (__force u32)hdr->itt);
+		pr_err_ratelimited("connection from %pISpc: Text continuation for unknown ITT 0x%08x TTT 0x%08x\n",
+				   &ic->src,
+				   be32_to_cpu((__force __be32)hdr->itt),
+				   be32_to_cpu(hdr->ttt));
 		return -EPROTO;
 	}
+	/*
+	 * Also moves a continued command out of ISTATE_SENT_STATUS, so that
+	 * the ExpStatSN of this request cannot make LIO free it.
+	 */
 	rc = iscsit_setup_text_cmd(ic->conn, cmd, hdr);
 	if (rc < 0)
 		return 0;
+	/*
+	 * An empty continuation (RFC 3720 10.10.4: a TTT, no data) asks for
+	 * the next part: LIO's iscsit_process_text_cmd() takes a NULL
+	 * text_in_ptr for that, as iscsit_handle_text_cmd() passes it.
+	 */
+	if (!pdu->data_len)
+		return iscsit_process_text_cmd(ic->conn, cmd, hdr);
 	text = kzalloc(pdu->data_len + 1, GFP_KERNEL);
 	if (!text)
 		return -ENOMEM;
@@ -597,6 +650,15 @@ void ist_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (ret) {
 		pr_err_ratelimited("connection from %pISpc: malformed PDU (%u bytes, %d)\n",
 				   &ic->src, wc->byte_len, ret);
+		goto fail;
+	}
+	/* LIO parses the AHS and the CDB without checking them */
+	ret = isdm_check_ahs((u8 *)rx->buf + pdu.bhs_off,
+			     (u8 *)rx->buf + pdu.bhs_off + ISDM_BHS_LEN,
+			     pdu.ahs_len);
+	if (ret) {
+		pr_err_ratelimited("connection from %pISpc: PDU 0x%02x with a bad AHS (%d); closing\n",
+				   &ic->src, pdu.opcode, ret);
 		goto fail;
 	}
 	/* LIO's handlers return > 0 for "handled, nothing more to do" */

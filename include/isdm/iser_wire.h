@@ -49,6 +49,19 @@
 #define ISDM_BHS_FINAL		0x80	/* byte 1 */
 #define ISDM_BHS_CMD_READ	0x40	/* byte 1 of a SCSI Command */
 #define ISDM_BHS_CMD_WRITE	0x20	/* byte 1 of a SCSI Command */
+#define ISDM_CDB_LEN		16	/* CDB bytes in the BHS (10.3.5) */
+
+/*
+ * Additional Header Segments, RFC 3720 10.2.2: each is AHSLength (2 bytes,
+ * big-endian: the AHS-specific byte and the data, without the padding),
+ * AHSType, an AHS-specific byte, then the data padded to 4 bytes.
+ */
+#define ISDM_AHS_HDR_LEN	4
+#define ISDM_AHS_EXT_CDB	1	/* 10.2.2.3: AHSLength = CDB length - 15 */
+#define ISDM_AHS_BIDI_READ	2	/* 10.2.2.4: AHSLength 5 */
+#define ISDM_AHS_BIDI_READ_LEN	5
+/* the longest CDB LIO takes (SCSI_MAX_VARLEN_CDB_SIZE) */
+#define ISDM_CDB_MAX		260
 
 /* iSCSI opcodes, RFC 3720 10.2.1.2. */
 #define ISDM_OP_NOP_OUT		0x00
@@ -397,6 +410,9 @@ int isdm_rx_parse(const void *buf, size_t len, const struct isdm_mode *mode,
 		  __u32 max_data_len, struct isdm_rx_pdu *pdu);
 int isdm_check_cmd_stags(const void *bhs, const struct isdm_stags *st,
 			 __u32 unsol_len);
+__u32 isdm_cmd_unsol_len(const void *bhs, __u32 imm_len, bool initial_r2t,
+			 __u32 first_burst);
+int isdm_check_ahs(const void *bhs, const void *ahs, __u32 ahs_len);
 
 /* PDU classification and the Send-type rules */
 int isdm_pdu_classify(__u8 opcode);

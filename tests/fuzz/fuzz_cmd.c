@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A SCSI Command's STags against its direction (isdm_check_cmd_stags())
- * and the Send-type message of any outgoing PDU (isdm_send_op()), on any
- * BHS, checked against RFC 5046 7.3 and 9.2 and Annex A12 CA12-11.
+ * A SCSI Command's STags against its direction (isdm_check_cmd_stags()),
+ * its unsolicited length (isdm_cmd_unsol_len(), with the unsolicited
+ * length bytes as immediate data, byte 0 bit 4 as InitialR2T and the
+ * Write STag bytes as FirstBurstLength) and the Send-type message of any
+ * outgoing PDU (isdm_send_op()), on any BHS, checked against RFC 3720
+ * 10.3.1, RFC 5046 7.3 and 9.2 and Annex A12 CA12-11.
  *
  * Input: byte 0 selects WSV (bit 0), RSV (bit 1), Send with Invalidate
  * (bit 2) and no advertised STags (bit 3); bytes 1-4 are the unsolicited
@@ -41,6 +44,20 @@ static void fuzz_stags(const __u8 *bhs, const struct isdm_stags *st,
 		fuzz_check(ret == -ENOKEY);
 	else
 		fuzz_check(ret == 0);
+}
+
+/* RFC 3720 10.3.1, 12.11: F=1 or InitialR2T=Yes: the immediate data only */
+static void fuzz_unsol(const __u8 *bhs, __u32 imm, bool r2t, __u32 fbl)
+{
+	__u32 edtl = fuzz_be32(bhs + 20);
+	__u32 got = isdm_cmd_unsol_len(bhs, imm, r2t, fbl);
+
+	if (r2t || (bhs[1] & ISDM_BHS_FINAL))
+		fuzz_check(got == imm);
+	else
+		fuzz_check(got >= imm &&
+			   (got == imm || got == (fbl < edtl ? fbl : edtl)) &&
+			   (got > imm || imm >= (fbl < edtl ? fbl : edtl)));
 }
 
 static void fuzz_send(const __u8 *bhs, const struct isdm_stags *adv,
@@ -97,6 +114,7 @@ int LLVMFuzzerTestOneInput(const __u8 *data, size_t size)
 	bhs = fuzz_dup(raw, sizeof(raw));
 
 	fuzz_stags(bhs, &st, unsol);
+	fuzz_unsol(bhs, unsol, data[0] & 16, st.write_stag);
 	fuzz_send(bhs, data[0] & 8 ? NULL : &st, data[0] & 4);
 	free(bhs);
 	return 0;

@@ -3,7 +3,10 @@
  * isdm_rx_parse() on any bytes, for both roles, both phases and both
  * header forms, against an independent model of its kernel-doc; on
  * success the decoded offsets must lie inside the message (whose data
- * segment is read, in an exactly sized heap copy, for ASan).
+ * segment is read, in an exactly sized heap copy, for ASan). A parsed PDU
+ * then goes through isdm_check_ahs(), against its own model; when it
+ * passes, what LIO reads of it (the extended CDB's AHSLength - 1 bytes, a
+ * CDB as long as its operation code says) must lie inside the AHS.
  *
  * Input: byte 0 selects the role (bit 0), the phase (bit 1), the header
  * form (bit 2) and NULL instead of an empty buffer (bit 3); bytes 1-4 are
@@ -60,6 +63,69 @@ static int model(const __u8 *b, size_t len, __u8 hdr_len,
 	if (len - need > (4 - dlen % 4) % 4)
 		return -EBADMSG;
 	return 0;
+}
+
+/* SPC-4: a CDB's length from its operation code */
+static __u32 cdb_size(const __u8 *cdb)
+{
+	static const __u8 group[8] = { 6, 10, 10, 12, 16, 12, 10, 10 };
+
+	return cdb[0] == 0x7f ? cdb[7] + 8u : group[cdb[0] >> 5];
+}
+
+/* the kernel-doc of isdm_check_ahs(), rule by rule */
+static int model_ahs(const __u8 *bhs, const __u8 *ahs, __u32 n)
+{
+	__u32 i = 0, given = 16;
+	int bidi = 0;
+
+	if ((bhs[0] & 0x3f) != ISDM_OP_SCSI_CMD)
+		return n ? -EPROTO : 0;
+	while (i < n) {
+		__u32 l = (ahs[i] << 8) | ahs[i + 1];
+		__u32 padded = (l + 3 + 3) / 4 * 4;
+
+		if (i + padded > n)
+			return -EMSGSIZE;
+		if (ahs[i + 2] == 1) {
+			if (i != 0 || l < 2 || l > 245)
+				return -EINVAL;
+			given += l - 1;
+		} else if (ahs[i + 2] == 2) {
+			if (bidi || l != 5 || (bhs[1] & 0x60) != 0x60)
+				return -EINVAL;
+			bidi = 1;
+		} else {
+			return -EOPNOTSUPP;
+		}
+		i += padded;
+	}
+	return cdb_size(bhs + 32) > given ? -EBADMSG : 0;
+}
+
+/* what LIO's iscsit_setup_scsi_cmd() reads of an accepted AHS */
+static void check_ahs_safe(const __u8 *bhs, const __u8 *ahs, __u32 n)
+{
+	__u32 l, i, sum = 0;
+
+	if ((bhs[0] & 0x3f) != ISDM_OP_SCSI_CMD) {
+		fuzz_check(n == 0);
+		return;
+	}
+	if (!n) {
+		fuzz_check(cdb_size(bhs + 32) <= 16);
+		return;
+	}
+	fuzz_check(ahs[2] == 1 || ahs[2] == 2);
+	if (ahs[2] != 1)
+		return;
+	l = (ahs[0] << 8) | ahs[1];
+	fuzz_check(l >= 2 && 4 + l - 1 <= n);
+	fuzz_check(cdb_size(bhs + 32) <= 16 + l - 1 &&
+		   cdb_size(bhs + 32) <= 260);
+	for (i = 0; i < l - 1; i++)	/* the memcpy, for ASan */
+		sum += ahs[4 + i];
+	(void)sum;
 }
 
 static void check_stags(const __u8 *b, __u8 hdr_len,
@@ -120,6 +186,14 @@ int LLVMFuzzerTestOneInput(const __u8 *data, size_t size)
 			   isdm_pdu_classify(pdu.opcode) == ISDM_PDU_LOGIN);
 		fuzz_check(isdm_msg_kind(b, len) == ISDM_MSG_PDU);
 		check_stags(b, mode->hdr_len, &pdu.stags);
+		ret = isdm_check_ahs(b + pdu.bhs_off,
+				     b + pdu.bhs_off + 48, pdu.ahs_len);
+		fuzz_check(ret == model_ahs(b + pdu.bhs_off,
+					    b + pdu.bhs_off + 48,
+					    pdu.ahs_len));
+		if (!ret)
+			check_ahs_safe(b + pdu.bhs_off, b + pdu.bhs_off + 48,
+				       pdu.ahs_len);
 		/* the data segment is there (ASan sees any overread) */
 		for (i = 0; i < pdu.data_len; i++) {
 			sum += b[pdu.data_off + i];

@@ -269,6 +269,75 @@ static void send_other_control(void **state)
 	}
 }
 
+/* RFC 3720 10.3.1, 12.11: what a command gets without the Write STag */
+static void unsol_len_rules(void **state)
+{
+	static const struct {
+		const char *what;
+		__u8 flags;
+		__u32 edtl, imm;
+		bool r2t;
+		__u32 fbl, want;
+	} c[] = {
+		{ "InitialR2T=Yes: immediate only", W, 8192, 4096, true,
+		  65536, 4096 },
+		{ "InitialR2T=Yes, F=1", 0x80 | W, 8192, 4096, true, 65536,
+		  4096 },
+		{ "InitialR2T=No, F=0: first burst", W, 8192, 4096, false,
+		  65536, 8192 },
+		{ "InitialR2T=No, F=0, FirstBurstLength below EDTL", W,
+		  262144, 4096, false, 65536, 65536 },
+		{ "InitialR2T=No, F=0, no immediate data", W, 8192, 0, false,
+		  65536, 8192 },
+		{ "InitialR2T=No, F=1: immediate only", 0x80 | W, 8192, 4096,
+		  false, 65536, 4096 },
+		{ "InitialR2T=No, F=1, no immediate data", 0x80 | W, 8192, 0,
+		  false, 65536, 0 },
+		{ "immediate data above FirstBurstLength", W, 8192, 8192,
+		  false, 4096, 8192 },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(c); i++)
+		unit_eq(c[i].what,
+			isdm_cmd_unsol_len(mk_bhs(0x01, c[i].flags, c[i].edtl),
+					   c[i].imm, c[i].r2t, c[i].fbl),
+			c[i].want);
+}
+
+/*
+ * Issue 10 item 2: a WRITE with part of its data immediate, F=1 and no
+ * Write STag under InitialR2T=No is refused (nothing else would ever
+ * bring the rest); with F=0 its first burst arrives unsolicited.
+ */
+static void unsol_len_f1_partial_write(void **state)
+{
+	struct isdm_stags none = {}, wsv = { .wsv = true, .write_stag = 7 };
+	__u8 *f1 = mk_bhs(0x01, 0x80 | W, 8192);
+	__u8 *f0 = mk_bhs(0x01, W, 8192);
+
+	unit_eq("F=1, 4 KiB of 8 immediate, no WSV",
+		isdm_check_cmd_stags(f1, &none,
+				     isdm_cmd_unsol_len(f1, 4096, false,
+							65536)),
+		-ENOKEY);
+	unit_eq("F=1, 4 KiB of 8 immediate, WSV",
+		isdm_check_cmd_stags(f1, &wsv,
+				     isdm_cmd_unsol_len(f1, 4096, false,
+							65536)),
+		0);
+	unit_eq("F=1, all 8 KiB immediate, no WSV",
+		isdm_check_cmd_stags(f1, &none,
+				     isdm_cmd_unsol_len(f1, 8192, false,
+							65536)),
+		0);
+	unit_eq("F=0, 4 KiB of 8 immediate, rest unsolicited, no WSV",
+		isdm_check_cmd_stags(f0, &none,
+				     isdm_cmd_unsol_len(f0, 4096, false,
+							65536)),
+		0);
+}
+
 static void send_not_a_send(void **state)
 {
 	send_check("Data-In", 0x25, 0x80, NULL, &inv_on, -EPROTOTYPE, 0, 0);
@@ -286,6 +355,8 @@ int main(void)
 		cmocka_unit_test(stags_bidi),
 		cmocka_unit_test(stags_no_data),
 		cmocka_unit_test(stags_not_a_command),
+		cmocka_unit_test(unsol_len_rules),
+		cmocka_unit_test(unsol_len_f1_partial_write),
 		cmocka_unit_test(classify_all_64),
 		cmocka_unit_test(send_scsi_response),
 		cmocka_unit_test(send_data_out),

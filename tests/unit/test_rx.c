@@ -367,6 +367,150 @@ static void rx_fields_max_ahs(void **state)
 	assert_int_equal(pdu.data_len, 0);
 }
 
+/*
+ * isdm_check_ahs(): a BHS of opcode @op, byte 1 @flags, CDB bytes 0 and 7
+ * @cdb0/@cdb7, followed by the @n bytes at @ahs, in one exactly sized heap
+ * buffer (ASan sees any read past the AHS).
+ */
+static int ahs_check(__u8 op, __u8 flags, __u8 cdb0, __u8 cdb7,
+		     const __u8 *ahs, __u32 n)
+{
+	__u8 *b = unit_dup(NULL, ISDM_BHS_LEN + n);
+
+	memset(b, 0, ISDM_BHS_LEN);
+	b[0] = op;
+	b[1] = flags;
+	b[4] = n / 4;
+	b[32] = cdb0;
+	b[39] = cdb7;
+	if (n)
+		memcpy(b + ISDM_BHS_LEN, ahs, n);
+	return isdm_check_ahs(b, n ? b + ISDM_BHS_LEN : NULL, n);
+}
+
+#define CMD	ISDM_OP_SCSI_CMD
+#define F	ISDM_BHS_FINAL
+#define RW	(ISDM_BHS_CMD_READ | ISDM_BHS_CMD_WRITE)
+#define VARLEN	0x7f
+
+/* RFC 3720 10.2.2: what the target passes to LIO and what it refuses */
+static void ahs_cases(void **state)
+{
+	/* extended CDB, AHSLength 17: the last 16 bytes of a 32-byte CDB */
+	static const __u8 ecdb32[20] = { 0, 17, 1, 0 };
+	static const __u8 bidi[8] = { 0, 5, 2, 0, 0, 0, 0x10, 0 };
+	static const __u8 ecdb_bidi[28] = { 0, 17, 1, 0, [20] = 0, 5, 2, 0 };
+	static const __u8 bidi_ecdb[28] = { 0, 5, 2, 0, [8] = 0, 17, 1, 0 };
+	static const __u8 two_bidi[16] = { 0, 5, 2, 0, [8] = 0, 5, 2, 0 };
+	static const __u8 two_ecdb[12] = { 0, 2, 1, 0, 0, 0, 0, 0,
+					   0, 1, 1, 0 };
+	static const __u8 ecdb0[4] = { 0, 0, 1, 0 };
+	static const __u8 ecdb1[4] = { 0, 1, 1, 0 };
+	static const __u8 ecdb2[8] = { 0, 2, 1, 0 };
+	static const __u8 over[4] = { 0, 5, 1, 0 };
+	static const __u8 over2[12] = { 0, 5, 1, 0, [8] = 0, 5, 2, 0 };
+	static const __u8 huge[4] = { 0xff, 0xff, 1, 0 };
+	static const __u8 trailing[24] = { 0, 17, 1, 0 };
+	static const __u8 type0[8] = { 0, 5, 0, 0 };
+	static const __u8 type3[8] = { 0, 5, 3, 0 };
+	static const __u8 vendor[8] = { 0, 5, 0x40, 0 };
+	static const __u8 bidi4[8] = { 0, 4, 2, 0 };
+	static const __u8 bidi6[12] = { 0, 6, 2, 0 };
+
+	unit_eq("no AHS, TEST UNIT READY",
+		ahs_check(CMD, F, 0x00, 0, NULL, 0), 0);
+	unit_eq("no AHS, READ(16)", ahs_check(CMD, F, 0x88, 0, NULL, 0), 0);
+	unit_eq("no AHS, 16-byte variable-length CDB",
+		ahs_check(CMD, F, VARLEN, 8, NULL, 0), 0);
+	unit_eq("no AHS, 32-byte variable-length CDB",
+		ahs_check(CMD, F, VARLEN, 24, NULL, 0), -EBADMSG);
+	unit_eq("no AHS, NOP-Out", ahs_check(0x00, F, 0, 0, NULL, 0), 0);
+	unit_eq("no AHS, Text", ahs_check(0x04, F, 0, 0, NULL, 0), 0);
+
+	unit_eq("AHS on a NOP-Out", ahs_check(0x00, F, 0, 0, ecdb2, 8),
+		-EPROTO);
+	unit_eq("AHS on an immediate NOP-Out",
+		ahs_check(0x40, F, 0, 0, ecdb2, 8), -EPROTO);
+	unit_eq("AHS on a Text Request", ahs_check(0x04, F, 0, 0, ecdb2, 8),
+		-EPROTO);
+	unit_eq("AHS on a Task Management Request",
+		ahs_check(0x02, F, 0, 0, bidi, 8), -EPROTO);
+	unit_eq("AHS on a Data-Out", ahs_check(0x05, F, 0, 0, bidi, 8),
+		-EPROTO);
+
+	unit_eq("extended CDB, AHSLength 17, 32-byte CDB",
+		ahs_check(CMD, F, VARLEN, 24, ecdb32, 20), 0);
+	unit_eq("extended CDB, AHSLength 17, shorter CDB",
+		ahs_check(CMD, F, VARLEN, 16, ecdb32, 20), 0);
+	unit_eq("extended CDB, AHSLength 17, 40-byte CDB",
+		ahs_check(CMD, F, VARLEN, 32, ecdb32, 20), -EBADMSG);
+	unit_eq("extended CDB, AHSLength 2, 32-byte CDB",
+		ahs_check(CMD, F, VARLEN, 24, ecdb2, 8), -EBADMSG);
+	unit_eq("extended CDB, AHSLength 2, 17-byte CDB",
+		ahs_check(CMD, F, VARLEN, 9, ecdb2, 8), 0);
+	unit_eq("extended CDB, AHSLength 0 (issue 10: LIO copied -1 bytes)",
+		ahs_check(CMD, F, 0x00, 0, ecdb0, 4), -EINVAL);
+	unit_eq("extended CDB, AHSLength 1 (CDB of 16)",
+		ahs_check(CMD, F, 0x00, 0, ecdb1, 4), -EINVAL);
+	unit_eq("extended CDB, AHSLength 5 in 4 bytes",
+		ahs_check(CMD, F, 0x00, 0, over, 4), -EMSGSIZE);
+	unit_eq("second segment overruns",
+		ahs_check(CMD, F | RW, VARLEN, 12, over2, 12), -EMSGSIZE);
+	unit_eq("AHSLength 65535 in 4 bytes",
+		ahs_check(CMD, F, 0x00, 0, huge, 4), -EMSGSIZE);
+	unit_eq("a zero word after the extended CDB (type 0)",
+		ahs_check(CMD, F, VARLEN, 24, trailing, 24), -EOPNOTSUPP);
+	unit_eq("type 0", ahs_check(CMD, F, 0x00, 0, type0, 8), -EOPNOTSUPP);
+	unit_eq("reserved type 3", ahs_check(CMD, F, 0x00, 0, type3, 8),
+		-EOPNOTSUPP);
+	unit_eq("vendor type 0x40", ahs_check(CMD, F, 0x00, 0, vendor, 8),
+		-EOPNOTSUPP);
+	unit_eq("two extended CDBs",
+		ahs_check(CMD, F, VARLEN, 9, two_ecdb, 12), -EINVAL);
+
+	unit_eq("bidi read length, R and W",
+		ahs_check(CMD, F | RW, 0x53, 0, bidi, 8), 0);
+	unit_eq("bidi read length, R only",
+		ahs_check(CMD, F | ISDM_BHS_CMD_READ, 0x28, 0, bidi, 8),
+		-EINVAL);
+	unit_eq("bidi read length, W only",
+		ahs_check(CMD, F | ISDM_BHS_CMD_WRITE, 0x2a, 0, bidi, 8),
+		-EINVAL);
+	unit_eq("bidi read length, AHSLength 4",
+		ahs_check(CMD, F | RW, 0x53, 0, bidi4, 8), -EINVAL);
+	unit_eq("bidi read length, AHSLength 6",
+		ahs_check(CMD, F | RW, 0x53, 0, bidi6, 12), -EINVAL);
+	unit_eq("extended CDB, then bidi read length",
+		ahs_check(CMD, F | RW, VARLEN, 24, ecdb_bidi, 28), 0);
+	unit_eq("bidi read length, then extended CDB (LIO reads the first)",
+		ahs_check(CMD, F | RW, VARLEN, 24, bidi_ecdb, 28), -EINVAL);
+	unit_eq("two bidi read lengths",
+		ahs_check(CMD, F | RW, 0x53, 0, two_bidi, 16), -EINVAL);
+}
+
+/* the largest CDB LIO takes is 260 bytes: AHSLength 245 */
+static void ahs_cdb_limits(void **state)
+{
+	static __u8 ahs[1020];
+
+	memset(ahs, 0, sizeof(ahs));
+	ahs[1] = 245;		/* 3 + 245 = 248 bytes */
+	ahs[2] = 1;
+	unit_eq("extended CDB, AHSLength 245, 260-byte CDB",
+		ahs_check(CMD, F, VARLEN, 252, ahs, 248), 0);
+	unit_eq("extended CDB, AHSLength 245, in 252 bytes",
+		ahs_check(CMD, F, VARLEN, 252, ahs, 252), -EOPNOTSUPP);
+	ahs[1] = 246;		/* 249, padded to 252 */
+	unit_eq("extended CDB, AHSLength 246",
+		ahs_check(CMD, F, VARLEN, 252, ahs, 252), -EINVAL);
+	unit_eq("extended CDB, AHSLength 246 in 248 bytes",
+		ahs_check(CMD, F, VARLEN, 252, ahs, 248), -EMSGSIZE);
+	ahs[0] = 1017 >> 8;	/* the whole 1020 bytes */
+	ahs[1] = 1017 & 0xff;
+	unit_eq("extended CDB filling TotalAHSLength 255",
+		ahs_check(CMD, F, VARLEN, 252, ahs, 1020), -EINVAL);
+}
+
 static int parse_raw(const __u8 *msg, size_t len, const struct isdm_mode *m,
 		     enum isdm_role role, struct isdm_rx_pdu *pdu)
 {
@@ -544,6 +688,8 @@ int main(void)
 		cmocka_unit_test(rx_padding),
 		cmocka_unit_test(rx_fields_ahs),
 		cmocka_unit_test(rx_fields_max_ahs),
+		cmocka_unit_test(ahs_cases),
+		cmocka_unit_test(ahs_cdb_limits),
 		cmocka_unit_test(rx_stags_rfc),
 		cmocka_unit_test(rx_stags_ext),
 		cmocka_unit_test(rx_linux_read_command),
