@@ -4,7 +4,7 @@
  * sends, in full feature phase, what an iSER target must refuse.
  *
  * It connects over rdma_cm with Annex A12 private data (no ZBVA, so the
- * target uses the 28-byte expanded header) and logs in in one step
+ * target uses the 28-byte expanded header) and logs in with one step
  * (operational stage straight to full feature phase, no authentication;
  * more Login Requests follow only if the target does not transit at
  * once): to a discovery session, or with -n TARGET to a normal session
@@ -81,6 +81,7 @@ enum mode {
 	NOP, HELLO, SNACK, LOGIN, SCSI, BADDLEN, BIGSEND, TEXTCONT,
 	AHS0, AHSOVER, AHSTYPE, AHSNOP, AHSSHORT, CDBLONG, ECDB, BIDI, IMMF1,
 };
+
 static const char *const mode_names[] = {
 	"nop", "hello", "snack", "login", "scsi", "baddlen", "bigsend",
 	"textcont", "ahs0", "ahsover", "ahstype", "ahsnop", "ahsshort",
@@ -171,7 +172,7 @@ static int offered(const char *kv)
 	};
 	unsigned int i;
 
-	for (i = 0; i < sizeof(ours) / sizeof(ours[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(ours); i++)
 		if (!strncmp(kv, ours[i], strlen(ours[i])))
 			return 1;
 	return 0;
@@ -247,7 +248,8 @@ static int login(void)
 		rsp = msg + ISDM_HDR_LEN_EXT;
 		if ((rsp[0] & ISDM_BHS_OPCODE_MASK) != ISDM_OP_LOGIN_RSP ||
 		    rsp[36] != 0) {
-			fprintf(stderr, "iser_ffp: login response op 0x%02x flags 0x%02x status %u/%u\n",
+			fprintf(stderr,
+				"iser_ffp: bad Login Response: op 0x%02x flags 0x%02x status %u/%u\n",
 				rsp[0], rsp[1], rsp[36], rsp[37]);
 			return -1;
 		}
@@ -583,7 +585,7 @@ static int closes(enum mode mode)
 int main(int argc, char **argv)
 {
 	const char *hello_reply = "none";
-	char reject[16] = "none", status[16] = "none", text[16] = "none";
+	char reject[16] = "none", status[16] = "none", text[32] = "none";
 	enum mode mode = NOP;
 	int opt, nop_in = 0;
 	unsigned int i;
@@ -601,10 +603,10 @@ int main(int argc, char **argv)
 		default:
 			return 1;
 		}
-		for (i = 0; i < sizeof(mode_names) / sizeof(mode_names[0]); i++)
+		for (i = 0; i < ARRAY_SIZE(mode_names); i++)
 			if (!strcmp(optarg, mode_names[i]))
 				break;
-		if (i == sizeof(mode_names) / sizeof(mode_names[0])) {
+		if (i == ARRAY_SIZE(mode_names)) {
 			fprintf(stderr, "iser_ffp: unknown mode %s\n", optarg);
 			return 1;
 		}
@@ -620,8 +622,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (login()) {
-		printf("login=failed hello_reply=none reject=none nop_in=no closed=%s status=none text=none\n",
-		       t.closed ? "yes" : "no");
+		printf("login=failed hello_reply=none reject=none nop_in=no closed=%s%s\n",
+		       itool_yes_no(t.closed, "yes"), " status=none text=none");
 		return 0;
 	}
 	if (mode == HELLO)
