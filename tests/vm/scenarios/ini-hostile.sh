@@ -24,12 +24,6 @@
 # the in-tree ib_iser (a reference row, not in the default set): its
 # summary lines are checked, its log lines are not.
 
-tgt=$VM_REPO/build/vm/tools/iser_tgt
-[ -x "$tgt" ] || vm_fail "$tgt is not built (make vm-tools)"
-port=3262
-iqn=iqn.2003-01.org.linux-iscsi.iser-vm:hostile
-portal=$VM_TGT_IP:$port
-
 # CASE|expected summary line|kernel log line of our initiator (ERE); the
 # full-feature cases must fail the connection after the login
 ffp='login=ok sent=yes closed=yes'
@@ -65,26 +59,10 @@ n=${#names[@]}
 vm_rxe_up
 vm_load_roles
 out=$VM_SCEN_DIR/iser_tgt.out
-list=$(IFS=,; echo "${names[*]}")
-vm_log "+ iser_tgt -c $list -t 1000 $VM_TGT_IP $port"
-"$tgt" -c "$list" -t 1000 -w 150 "$VM_TGT_IP" "$port" >"$out" \
-	2>"$VM_SCEN_DIR/iser_tgt.err" &
-tpid=$!
+vm_iser_tgt_start "$out" "$(IFS=,; echo "${names[*]}")" -t 1000 -w 150
+tpid=$VM_ISER_TGT_PID
 vm_iscsid_start
-vm_must iscsiadm -m node -T "$iqn" -p "$portal" -I iser -o new
-for kv in node.conn[0].timeo.noop_out_interval=5 \
-	node.conn[0].timeo.noop_out_timeout=5 \
-	node.session.timeo.replacement_timeout=20 \
-	node.conn[0].iscsi.MaxRecvDataSegmentLength=8192; do
-	vm_must iscsiadm -m node -T "$iqn" -p "$portal" -I iser -o update \
-		-n "${kv%%=*}" -v "${kv#*=}"
-done
-vm_run timeout 60 iscsiadm -m node -T "$iqn" -p "$portal" -I iser --login ||
-	vm_fail "the first login to iser_tgt failed: $(cat "$VM_SCEN_DIR/iser_tgt.err")"
-dev=/dev/$(vm_wait 30 vm_disk_sysfs && vm_disk_sysfs) ||
-	vm_fail "no disk for the iser_tgt session"
-vm_wait 10 test -b "$dev" || vm_fail "$dev did not appear"
-vm_log "logged in to iser_tgt, disk $dev"
+dev=$(vm_iser_tgt_login) || exit 1
 
 served() {
 	grep -c '^case=' "$out"
@@ -118,7 +96,7 @@ cat "$out"
 # what the tool, the session and iscsid last said, for a failure reason
 state() {
 	printf 'iser_tgt: %s; session: %s; iscsid: %s' \
-		"$(tail -n 2 "$out" "$VM_SCEN_DIR/iser_tgt.err" 2>&1 | grep -v '^$' | tr '\n' ' ')" \
+		"$(tail -n 2 "$out" "$out.err" 2>&1 | grep -v '^$' | tr '\n' ' ')" \
 		"$(iscsiadm -m session -P 1 2>&1 | grep -E 'State' | tr -s ' \t\n' ' ')" \
 		"$(grep -iE 'reopen|login|error|fail|conn' "$VM_SCEN_DIR/iscsid.log" 2>/dev/null | tail -n 4 | tr '\n' ' ')"
 }
@@ -127,11 +105,7 @@ state() {
 vm_wait 60 ini_logged_in || vm_fail "no session after the last hostile case ($(state))"
 cmp <(dd if="$dev" bs=4096 count=256 iflag=direct status=none) \
 	<(head -c 1M /dev/zero) || vm_fail "the good connection did not read back zeros"
-vm_run timeout 60 iscsiadm -m node -T "$iqn" -p "$portal" -I iser --logout ||
-	vm_fail "logout from iser_tgt failed"
-vm_wait 15 vm_no_sessions || vm_fail "session still present after logout"
-vm_wait 30 sh -c "! kill -0 $tpid" || vm_fail "iser_tgt did not finish"
-wait "$tpid" || vm_fail "iser_tgt failed: $(cat "$VM_SCEN_DIR/iser_tgt.err")"
+vm_iser_tgt_logout
 # more than one means the session recovered once more after the last
 # hostile case (the tool serves good connections until the logout)
 vm_log "iser_tgt served $(grep -c '^case=good ' "$out") good connection(s)"

@@ -49,14 +49,20 @@
  *   iser-op     a SCSI Response behind iSER opcode 0x4 (reserved)
  *   bigsend     a 64 KiB Send, larger than the initiator's receive buffers
  *               when its MaxRecvDataSegmentLength is below that
+ *   late-write  the trigger's data and its SCSI Response by plain Send
+ *               (no invalidation), then, 1 s later, an RDMA Write of 512
+ *               bytes of 0xa5 to the same read STag: the command has
+ *               completed, so the STag must be invalid by then (RFC 5046
+ *               7.3.2) and the write must fail
  *
  * It prints one line per connection, for the scenario to judge:
  *
- *   case=NAME login=ok|no sent=yes|no closed=yes|no|self
+ *   case=NAME login=ok|no sent=yes|no closed=yes|no|self[ late=...]
  *
  * login: full feature phase reached; sent: the case's PDU went out;
  * closed: the initiator disconnected within 20 s of it (self: the tool
- * did, for good and reserved when it had to).
+ * did, for good and reserved when it had to); late (late-write only):
+ * written when the late RDMA Write succeeded, refused when it failed.
  *
  * When the last case is good, further connections are served as good ones
  * (a line each) until the initiator logs out or none comes within -w
@@ -93,14 +99,14 @@
 enum tcase {
 	GOOD, RESERVED, LOGIN_DLEN, LOGIN_OP, DLEN, DLEN_BIG, PAD, SHORT, AHS,
 	ITT, ITT_BOGUS, INV_RKEY, INV_OTHER, INV_NOP, INV_UNNEG, OP_LOGIN,
-	OP_R2T, OP_DATAIN, OP_UNKNOWN, ISER_OP, BIGSEND,
+	OP_R2T, OP_DATAIN, OP_UNKNOWN, ISER_OP, BIGSEND, LATE_WRITE,
 };
 
 static const char *const case_names[] = {
 	"good", "reserved", "login-dlen", "login-op", "dlen", "dlen-big", "pad",
 	"short", "ahs", "itt", "itt-bogus", "inv-rkey", "inv-other", "inv-nop",
 	"inv-unneg", "op-login", "op-r2t", "op-datain", "op-unknown", "iser-op",
-	"bigsend",
+	"bigsend", "late-write",
 };
 
 #define NR_CASE_NAMES	ARRAY_SIZE(case_names)
@@ -131,6 +137,8 @@ static struct cmd held;
 static int have_held;
 /* the initiator sent a Logout Request (on any connection) */
 static int logged_out;
+/* late-write: what became of the late RDMA Write */
+static const char *late;
 
 /* Response header: iSER header + BHS with ITT, StatSN, ExpCmdSN, MaxCmdSN. */
 static unsigned char *rsp_start(unsigned char op, unsigned char flags,
@@ -351,6 +359,26 @@ static int respond_ok(const struct cmd *c)
 	return respond(c, &a, c->itt, send_inv && c->rsv, c->stag);
 }
 
+/*
+ * late-write: 512 bytes of 0xa5 by RDMA Write to the read buffer of @c,
+ * whose command has completed. 0 when the write succeeded.
+ */
+static int late_write(const struct cmd *c)
+{
+	unsigned char *src = data_buf + ZERO_SIZE;
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)src, .length = 512, .lkey = data_mr->lkey,
+	};
+	struct ibv_send_wr w = {
+		.sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_RDMA_WRITE,
+	};
+
+	memset(src, 0xa5, 512);
+	w.wr.rdma.remote_addr = c->va;
+	w.wr.rdma.rkey = c->stag;
+	return itool_send_wr(&t, &w, &w, 10);
+}
+
 /* The trigger of a full-feature case: send what the initiator must refuse. */
 static int offend(const struct cmd *c)
 {
@@ -424,6 +452,14 @@ static int offend(const struct cmd *c)
 		rsp_start(ISDM_OP_SCSI_RSP, ISDM_BHS_FINAL, BIG_LEN, c->itt, 1);
 		memset(t.tx_buf + hl, 0, BIG_LEN);
 		return post_rsp(hl + BIG_LEN, NULL, 0, 0, 0);
+	case LATE_WRITE:
+		if (!c->rsv)
+			return -1;
+		if (respond(c, &a, c->itt, 0, 0))
+			return -1;
+		sleep(1);
+		late = late_write(c) ? "refused" : "written";
+		return 0;
 	case RESERVED:
 		return respond_ok(c);
 	default:
@@ -730,6 +766,7 @@ static void serve(struct rdma_cm_event *ev, enum tcase c, double deadline)
 	sent = 0;
 	fired = 0;
 	have_held = 0;
+	late = NULL;
 	stat_sn = 0;
 	exp_cmd_sn = 0;
 	t.closed = 0;
@@ -772,8 +809,11 @@ out:
 		ibv_dereg_mr(data_mr);
 	data_mr = NULL;
 	itool_verbs_destroy(&t);
-	printf("case=%s login=%s sent=%s closed=%s\n", case_names[c],
+	printf("case=%s login=%s sent=%s closed=%s", case_names[c],
 	       itool_yes_no(logged_in, "ok"), itool_yes_no(sent, "yes"), closed);
+	if (late)
+		printf(" late=%s", late);
+	printf("\n");
 	fflush(stdout);
 }
 
