@@ -145,6 +145,10 @@ void isi_reg_done(struct ib_cq *cq, struct ib_wc *wc)
 static void isi_unmap_data(struct isi_conn *ic, struct isi_task *it,
 			   struct scsi_cmnd *sc)
 {
+	if (it->inv_slot) {
+		atomic_dec(&ic->sq_used);
+		it->inv_slot = false;
+	}
 	if (it->fr) {
 		isi_fr_put(ic, it->fr);
 		it->fr = NULL;
@@ -488,7 +492,12 @@ static int isi_send_command(struct isi_conn *ic, struct iscsi_task *task)
 		if (sc->sc_data_direction != DMA_TO_DEVICE &&
 		    sc->sc_data_direction != DMA_FROM_DEVICE)
 			return -EINVAL;
-		nr_wr = 3;
+		/*
+		 * LOCAL_INV of a stale MR, REG_MR and the Send now; the
+		 * LOCAL_INV after a response that did not invalidate the MR
+		 * (isi_rsp_inv()) later
+		 */
+		nr_wr = 4;
 	}
 	if (!isi_sq_reserve(ic, nr_wr))
 		return -EAGAIN;
@@ -500,6 +509,9 @@ static int isi_send_command(struct isi_conn *ic, struct iscsi_task *task)
 		ret = isi_reg_data(ic, task, &st, &first, &reg, &inv);
 		if (ret)
 			goto unreserve;
+		/* isi_unmap_data() or isi_inv_done() gives it back */
+		it->inv_slot = true;
+		nr_wr--;
 		reg.wr.next = &tx->wr;
 		if (task->imm_count) {
 			tx->sge[1].addr = it->fr->mr->iova;
@@ -633,6 +645,8 @@ int isi_init_task(struct iscsi_task *task)
 		it->cmd_sent = false;
 		it->rsv = false;
 		it->wsv = false;
+		it->rsp_seen = false;
+		it->inv_slot = false;
 	}
 	return 0;
 }
@@ -659,6 +673,40 @@ void isi_cleanup_task(struct iscsi_task *task)
 		return;
 	}
 	isi_unmap_data(ic, it, task->sc);
+}
+
+/**
+ * isi_detach_tasks() - let go of the tasks' DMA mappings and registrations
+ *	because the device goes away
+ * @ic: the connection, drained, its transmit suspended
+ * @conn: its iSCSI connection
+ *
+ * The tasks stay with libiscsi, which fails them later; their cleanup then
+ * finds nothing of the device to release.
+ */
+void isi_detach_tasks(struct isi_conn *ic, struct iscsi_conn *conn)
+{
+	struct iscsi_session *session = conn->session;
+	int i;
+
+	spin_lock_bh(&session->back_lock);
+	for (i = 0; i < session->cmds_max; i++) {
+		struct iscsi_task *task = session->cmds[i];
+		struct isi_task *it = task->dd_data;
+
+		if (!task->sc)
+			continue;
+		if (it->nents)
+			ib_dma_unmap_sg(ic->dev->ib_dev, it->sgl, it->sg_count,
+					it->dir);
+		it->nents = 0;
+		it->fr = NULL;
+		it->inv_slot = false;
+		if (it->bounce)
+			__free_pages(it->bounce, it->bounce_order);
+		it->bounce = NULL;
+	}
+	spin_unlock_bh(&session->back_lock);
 }
 
 /**
@@ -710,6 +758,74 @@ static int isi_check_inv(struct isi_conn *ic, struct ib_wc *wc,
 		return -EPROTO;
 	}
 	it->fr->valid = false;
+	return 0;
+}
+
+static void isi_inv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct isi_task *it = container_of(wc->wr_cqe, struct isi_task,
+					   inv_cqe);
+	struct isi_conn *ic = isi_qp_conn(wc);
+
+	atomic_dec(&ic->sq_used);
+	if (wc->status == IB_WC_SUCCESS)
+		it->fr->valid = false;
+	else
+		isi_wc_error(ic, wc, "local invalidation");
+	/* the command completes to SCSI now, its pages out of reach */
+	iscsi_put_task(it->tx.task);
+}
+
+/*
+ * An STag must not outlive its command (RFC 5046 7.3.2: the initiator
+ * invalidates what the target did not). A SCSI Response by plain Send
+ * leaves the command's MR valid, so the target could still write into
+ * pages that go back to the block layer once the command completes:
+ * invalidate the MR locally and hold a task reference until that work
+ * request completes. libiscsi completes a command to SCSI (and frees its
+ * buffer) when the task's last reference goes, so the response is
+ * processed in order now and the completion waits for the invalidation.
+ *
+ * Context: the session's back_lock held, before __iscsi_complete_pdu().
+ * Return: 0, or a negative errno that fails the connection.
+ */
+static int isi_rsp_inv(struct isi_conn *ic, struct iscsi_conn *conn,
+		       struct iscsi_hdr *hdr)
+{
+	struct ib_send_wr wr = {};
+	struct iscsi_task *task;
+	struct isi_task *it;
+	int ret;
+
+	task = iscsi_itt_to_ctask(conn, hdr->itt);
+	if (!task)
+		return 0;	/* libiscsi refuses the ITT */
+	it = task->dd_data;
+	if (it->rsp_seen) {
+		pr_err_ratelimited("second SCSI Response for ITT 0x%x refused\n",
+				   be32_to_cpu((__force __be32)hdr->itt));
+		return -EPROTO;
+	}
+	it->rsp_seen = true;
+	if (!it->fr || !it->fr->valid || !it->inv_slot)
+		return 0;
+	if (!iscsi_get_task(task))
+		return -EIO;
+	it->inv_cqe.done = isi_inv_done;
+	wr.opcode = IB_WR_LOCAL_INV;
+	wr.wr_cqe = &it->inv_cqe;
+	wr.send_flags = IB_SEND_SIGNALED;
+	wr.ex.invalidate_rkey = it->fr->mr->rkey;
+	ret = ib_post_send(ic->q.qp, &wr, NULL);
+	if (ret) {
+		/* libiscsi's own reference is still held: no free here */
+		__iscsi_put_task(task);
+		pr_err_ratelimited("local invalidation of 0x%x failed: %d\n",
+				   wr.ex.invalidate_rkey, ret);
+		return ret;
+	}
+	/* the work request owns the send queue slot now */
+	it->inv_slot = false;
 	return 0;
 }
 
@@ -793,6 +909,14 @@ static void isi_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	spin_lock(&conn->session->back_lock);
 	if (wc->wc_flags & IB_WC_WITH_INVALIDATE) {
 		ret = isi_check_inv(ic, wc, hdr, pdu.opcode);
+		if (ret) {
+			spin_unlock(&conn->session->back_lock);
+			iscsi_conn_failure(conn, ISCSI_ERR_CONN_FAILED);
+			return;
+		}
+	}
+	if (pdu.opcode == ISDM_OP_SCSI_RSP) {
+		ret = isi_rsp_inv(ic, conn, hdr);
 		if (ret) {
 			spin_unlock(&conn->session->back_lock);
 			iscsi_conn_failure(conn, ISCSI_ERR_CONN_FAILED);

@@ -114,6 +114,11 @@ struct isi_fr {
  * @cmd_sent: the SCSI Command was posted
  * @rsv: the read STag was advertised
  * @wsv: the write STag was advertised
+ * @rsp_seen: the SCSI Response arrived (a second one is a protocol error)
+ * @inv_slot: a send queue slot is held for the LOCAL_INV that follows a
+ *	response without remote invalidation
+ * @inv_cqe: completion of that LOCAL_INV; the task reference it holds
+ *	keeps the command from completing to SCSI until then
  */
 struct isi_task {
 	struct isi_tx		tx;
@@ -130,6 +135,9 @@ struct isi_task {
 	bool			cmd_sent;
 	bool			rsv;
 	bool			wsv;
+	bool			rsp_seen;
+	bool			inv_slot;
+	struct ib_cqe		inv_cqe;
 };
 
 /**
@@ -243,6 +251,7 @@ void isi_fr_pool_destroy(struct isi_conn *ic);
 int isi_xmit_task(struct iscsi_task *task);
 int isi_init_task(struct iscsi_task *task);
 void isi_cleanup_task(struct iscsi_task *task);
+void isi_detach_tasks(struct isi_conn *ic, struct iscsi_conn *conn);
 int isi_alloc_pdu(struct iscsi_task *task, u8 opcode);
 int isi_rx_init(struct isi_conn *ic);
 u32 isi_rx_count(struct isi_conn *ic, u32 cmds_max, u32 data_max,

@@ -53,10 +53,11 @@ MODULE_PARM_DESC(max_io_kb,
 struct workqueue_struct *isi_release_wq;
 static struct scsi_transport_template *isi_scsi_transport;
 static LIST_HEAD(isi_conn_list);
-static DEFINE_MUTEX(isi_conn_mutex);	/* protects isi_conn_list */
-static DECLARE_WAIT_QUEUE_HEAD(isi_release_wait);
-/* the device isi_remove_device() is emptying, under isi_conn_mutex */
-static struct ib_device *isi_removing;
+/*
+ * protects isi_conn_list; taken before an isi_conn's lock, never while
+ * one is held
+ */
+static DEFINE_MUTEX(isi_conn_mutex);
 /* /sys/kernel/debug/ib_iser: one directory per SCSI host */
 static struct dentry *isi_debugfs_root;
 
@@ -105,7 +106,6 @@ static void isi_conn_release(struct isi_conn *ic)
 	if (ic->dev)
 		isdm_device_put(ic->dev);
 	kfree(ic);
-	wake_up_all(&isi_release_wait);
 }
 
 static void isi_release_work(struct work_struct *work)
@@ -131,17 +131,12 @@ static int isi_addr_resolved(struct isi_conn *ic)
 
 	if (ic->dev)
 		return -EALREADY;
-	mutex_lock(&isi_conn_mutex);
-	if (ib_dev == isi_removing) {
-		mutex_unlock(&isi_conn_mutex);
-		return -ENODEV;
-	}
-	mutex_unlock(&isi_conn_mutex);
 	if (!(ib_dev->attrs.device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS)) {
 		pr_err("%s: no memory management extensions\n",
 		       dev_name(&ib_dev->dev));
 		return -EOPNOTSUPP;
 	}
+	/* -ENODEV for a device being removed */
 	dev = isdm_device_get(ib_dev);
 	if (IS_ERR(dev))
 		return PTR_ERR(dev);
@@ -160,7 +155,12 @@ static int isi_route_resolved(struct isi_conn *ic)
 	ret = isi_rx_init(ic);
 	if (ret)
 		return ret;
-	ic->sq_size = ISI_CMDS_MAX * 3 + ISI_DATAOUT_MAX;
+	/*
+	 * Per task at most: LOCAL_INV of a stale MR, REG_MR, the Send, and
+	 * the LOCAL_INV after a response without remote invalidation; plus
+	 * the unsolicited Data-Outs in flight.
+	 */
+	ic->sq_size = ISI_CMDS_MAX * 4 + ISI_DATAOUT_MAX;
 	qa.send_wr = ic->sq_size;
 	qa.recv_wr = ISI_CMDS_MAX + ISI_RX_EXTRA + 1;
 	/* headers, then data by MR, or the pages of an all-immediate WRITE */
@@ -482,6 +482,20 @@ isi_session_create(struct iscsi_endpoint *ep, u16 cmds_max, u16 qdepth,
 		return NULL;
 	}
 	ic = ep->dd_data;
+	want = READ_ONCE(max_io_kb);
+	/* the device may be removed meanwhile: then the state is not UP */
+	mutex_lock(&ic->lock);
+	if (ic->state != ISI_UP) {
+		mutex_unlock(&ic->lock);
+		return NULL;
+	}
+	pages = isi_io_pages(ic->dev->ib_dev, want);
+	if (pages * (SZ_4K / SZ_1K) < want)
+		pr_info_ratelimited("max_io_kb %u: %s registers at most %u KiB per command\n",
+				    want, dev_name(&ic->dev->ib_dev->dev),
+				    pages * (SZ_4K / SZ_1K));
+	mutex_unlock(&ic->lock);
+
 	shost = iscsi_host_alloc(&isi_sht, sizeof(struct isi_host), 0);
 	if (!shost)
 		return NULL;
@@ -493,12 +507,6 @@ isi_session_create(struct iscsi_endpoint *ep, u16 cmds_max, u16 qdepth,
 	shost->max_id = 0;
 	shost->max_channel = 0;
 	shost->max_cmd_len = 16;
-	want = READ_ONCE(max_io_kb);
-	pages = isi_io_pages(ic->dev->ib_dev, want);
-	if (pages * (SZ_4K / SZ_1K) < want)
-		pr_info_ratelimited("max_io_kb %u: %s registers at most %u KiB per command\n",
-				    want, dev_name(&ic->dev->ib_dev->dev),
-				    pages * (SZ_4K / SZ_1K));
 	/* chained scatterlists beyond SG_CHUNK_SIZE entries */
 	shost->sg_tablesize = pages;
 	shost->max_sectors = pages * (SZ_4K >> SECTOR_SHIFT);
@@ -783,41 +791,75 @@ static struct iscsi_transport isi_transport = {
 
 /* ---- device removal and module ---- */
 
-static bool isi_device_unused(struct ib_device *ib_dev)
+/*
+ * The device is going away: let go of everything on it now, whatever
+ * iscsid does. The connection fails (iscsid recovers the session or tears
+ * it down later); what iscsid holds, the endpoint and the iSCSI
+ * connection, stays, without RDMA resources.
+ */
+static void isi_conn_detach_device(struct isi_conn *ic)
 {
-	struct isi_conn *ic;
-	bool unused = true;
+	struct rdma_cm_id *cm_id;
+	struct isdm_device *dev;
 
-	mutex_lock(&isi_conn_mutex);
-	list_for_each_entry(ic, &isi_conn_list, entry)
-		if (ic->dev && ic->dev->ib_dev == ib_dev)
-			unused = false;
-	mutex_unlock(&isi_conn_mutex);
-	return unused;
+	mutex_lock(&ic->lock);
+	isi_cm_failed(ic, -ENODEV);
+	/* no transmit runs or starts (it does not take ic->lock) */
+	if (ic->iconn)
+		iscsi_suspend_tx(ic->iconn);
+	/* every completion has run: no task reference is left with us */
+	isi_conn_terminate(ic);
+	if (ic->iconn)
+		isi_detach_tasks(ic, ic->iconn);
+	isi_fr_pool_destroy(ic);
+	isi_rx_destroy(ic);
+	isdm_queues_destroy(&ic->q);
+	cm_id = ic->cm_id;
+	ic->cm_id = NULL;
+	dev = ic->dev;
+	ic->dev = NULL;
+	mutex_unlock(&ic->lock);
+
+	/* waits for a running CM handler, which takes only ic->lock */
+	if (cm_id)
+		rdma_destroy_id(cm_id);
+	isdm_device_put(dev);
 }
 
+/**
+ * isi_remove_device() - the core's ib_client says @ib_dev is going away
+ * @ib_dev: the device
+ *
+ * Releases every RDMA resource of every connection on the device before
+ * returning, without waiting for iscsid.
+ */
 static void isi_remove_device(struct ib_device *ib_dev)
 {
 	struct isi_conn *ic;
+	unsigned int n = 0;
 
+	/* isi_conn_release() takes the list mutex first: ic stays alive */
 	mutex_lock(&isi_conn_mutex);
-	isi_removing = ib_dev;
 	list_for_each_entry(ic, &isi_conn_list, entry) {
-		if (!ic->dev || ic->dev->ib_dev != ib_dev)
-			continue;
+		bool on_dev;
+
+		/*
+		 * under ic->lock: a CM handler that got the device before the
+		 * removal began has stored it (isdm_device_get() refuses the
+		 * device from then on)
+		 */
 		mutex_lock(&ic->lock);
-		isi_cm_failed(ic, -ENODEV);
+		on_dev = ic->dev && ic->dev->ib_dev == ib_dev;
 		mutex_unlock(&ic->lock);
+		if (!on_dev)
+			continue;
+		isi_conn_detach_device(ic);
+		n++;
 	}
 	mutex_unlock(&isi_conn_mutex);
-	/* iscsid and the iSCSI class disconnect and stop failed connections */
-	if (!wait_event_timeout(isi_release_wait, isi_device_unused(ib_dev),
-				30 * HZ))
-		pr_err("%s: connections still hold the device\n",
-		       dev_name(&ib_dev->dev));
-	mutex_lock(&isi_conn_mutex);
-	isi_removing = NULL;
-	mutex_unlock(&isi_conn_mutex);
+	if (n)
+		pr_info("%s removed: %u connection(s) failed and their resources released\n",
+			dev_name(&ib_dev->dev), n);
 }
 
 static struct isdm_ulp isi_ulp = {

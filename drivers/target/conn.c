@@ -58,7 +58,6 @@ MODULE_PARM_DESC(max_prelogin_per_source,
 /* all connections, for device removal */
 static LIST_HEAD(ist_conn_list);
 static DEFINE_MUTEX(ist_conn_list_mutex);
-static DECLARE_WAIT_QUEUE_HEAD(ist_conn_release_wq);
 
 static void ist_release_work(struct work_struct *work);
 static void ist_free_work(struct work_struct *work);
@@ -242,7 +241,6 @@ static void ist_free_work(struct work_struct *work)
 	isdm_device_put(ic->dev);
 	ist_np_put(ic->isnp);
 	kfree(ic);
-	wake_up_all(&ist_conn_release_wq);
 }
 
 static void ist_conn_put(struct ist_conn *ic)
@@ -1230,23 +1228,13 @@ void ist_get_rx_pdu(struct iscsit_conn *conn)
 /* device removal                                                     */
 /* ------------------------------------------------------------------ */
 
-static unsigned int ist_conns_on(struct ib_device *ib_dev)
-{
-	struct ist_conn *ic;
-	unsigned int n = 0;
-
-	mutex_lock(&ist_conn_list_mutex);
-	list_for_each_entry(ic, &ist_conn_list, entry)
-		n += ic->dev->ib_dev == ib_dev;
-	mutex_unlock(&ist_conn_list_mutex);
-	return n;
-}
-
 /**
  * ist_remove_device() - the core's ib_client says @ib_dev is going away
  * @ib_dev: the device
  *
- * Fails every connection on the device and waits until all are released.
+ * Fails every connection on the device and returns: their teardown (LIO's
+ * and ours, all in the kernel) drops their device references, for which
+ * the core waits.
  */
 void ist_remove_device(struct ib_device *ib_dev)
 {
@@ -1269,8 +1257,4 @@ void ist_remove_device(struct ib_device *ib_dev)
 		ist_conn_fail(victim, "device removed", -ENODEV);
 		ist_conn_put(victim);
 	}
-	if (!wait_event_timeout(ist_conn_release_wq, !ist_conns_on(ib_dev),
-				120 * HZ))
-		pr_err("%s: connections still open 120 s after device removal\n",
-		       dev_name(&ib_dev->dev));
 }

@@ -23,10 +23,14 @@
  * @ref: one reference per user; the last put frees the object
  * @entry: in the core's device list, under its mutex
  * @caps: what the device lets us offer in the Annex A12 exchange
+ * @gone: set by the core's device removal, which waits on it: completed
+ *	when the last reference is dropped and the PD is freed
  *
  * Found or created by isdm_device_get(), so all connections on one device
- * share the PD. Device removal is handled by the core's ib_client, which
- * asks every registered ULP to let go of the device.
+ * share the PD. Device removal is handled by the core's ib_client: from
+ * its start isdm_device_get() refuses the device; it asks every registered
+ * ULP to let go of the device, then waits, without a time limit, until no
+ * reference is left.
  */
 struct isdm_device {
 	struct ib_device	*ib_dev;
@@ -34,20 +38,25 @@ struct isdm_device {
 	struct kref		ref;
 	struct list_head	entry;
 	struct isdm_caps	caps;
+	struct completion	*gone;
 };
 
 /**
  * struct isdm_ulp - a user of the core (the initiator or the target)
  * @name: for log lines
- * @remove_device: close every connection that uses @ib_dev and drop every
- *	reference to its &struct isdm_device before returning. Called from
- *	the core's ib_client remove callback, in process context.
+ * @remove_device: start closing every connection that uses @ib_dev so
+ *	that each drops its reference to the &struct isdm_device (and with it
+ *	every resource on the device) without waiting for userspace. Called
+ *	from the core's ib_client remove callback, in process context, with
+ *	no core lock held; the core then waits until no reference is left.
  * @entry: in the core's ULP list
+ * @users: device removals running this ULP's callback (isdm_ulp_mutex)
  */
 struct isdm_ulp {
 	const char		*name;
 	void			(*remove_device)(struct ib_device *ib_dev);
 	struct list_head	entry;
+	unsigned int		users;
 };
 
 /**
