@@ -15,6 +15,8 @@
 #                        WARNING, a taint, a console-only line, a crash,
 #                        a late oops, a lost BEGIN marker; bad usage)
 #   make check           all of the above; installs missing packages first
+#   make check-debug     the default guest scenarios on a debug kernel
+#                        (KASAN, lockdep; built from linux-source-6.1)
 #   make demo            the main job: iSER target + login + verified I/O
 #   make bench           ours side by side with the in-tree pair, as ratios
 #                        (BENCH_ARGS="--kernel 6.1 --rounds 5 --runtime 20")
@@ -33,7 +35,7 @@ KREL = $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' \
 	$(KDIR)/include/generated/utsrelease.h 2>/dev/null)
 FUZZ_SECONDS ?= 20
 
-.PHONY: all modules modules-all sparse unit fuzz vm-tools vm-check vm-full vm-selftest check demo bench \
+.PHONY: all modules modules-all sparse unit fuzz vm-tools vm-check vm-full vm-selftest check check-debug demo bench \
 	install checkpatch deps clean
 
 all: modules
@@ -74,6 +76,9 @@ checkpatch:
 
 check:
 	@$(TOP)/scripts/check.sh
+
+check-debug:
+	@$(TOP)/scripts/check-debug.sh $(CHECK_DEBUG_ARGS)
 
 demo: deps modules-all vm-tools
 	@$(TOP)/tests/vm/demo.sh

@@ -28,7 +28,8 @@ usage: tests/vm/vm-check.sh [--kernel 6.1|6.12|RELEASE]... [--scenario NAME]...
   --full         the default scenarios and those marked "full" (make vm-full)
   --all          run every scenario of the list, the non-default ones too
   --list         print the scenarios and exit
-Environment: ISER_VM_LIST (another scenario list), ISER_VM_LOGS (where the
+Environment: ISER_VM_TIMEOUT_SCALE (multiply every scenario's timeout,
+e.g. 3 for the debug kernel), ISER_VM_LIST (another scenario list), ISER_VM_LOGS (where the
 logs go, default build/vm/logs), ISER_VM_LOG_BUF_LEN (the guest kernel's
 log buffer, default 64M), ISER_VM_MODDIR (our .ko tree in the guest, default
 build/<release>), ISER_VM_MEM, ISER_VM_CPUS, ISER_VM_BOOT_TIMEOUT,
@@ -86,6 +87,10 @@ done <<<"$selected"
 [ -z "$(echo "$selected" | awk '{ print $1 }' | sort | uniq -d)" ] ||
 	vm_die "$VM_LIST: a scenario name appears twice: $(echo "$selected" | awk '{ print $1 }' | sort | uniq -d | paste -sd ' ' -)"
 nselected=$(echo "$selected" | wc -l)
+# a slower kernel (the debug kernel of make check-debug) gets longer timeouts
+scale=${ISER_VM_TIMEOUT_SCALE:-1}
+case $scale in '' | *[!0-9]* | 0) vm_die "ISER_VM_TIMEOUT_SCALE must be a whole number from 1 (is '$scale')" ;; esac
+[ "$scale" = 1 ] || selected=$(echo "$selected" | awk -v s="$scale" '{ $5 = $5 * s; print }')
 
 # where the logs go: inside the repository, the guest's only share
 logs=$(realpath -m "${ISER_VM_LOGS:-$VM_OUT/logs}")

@@ -40,7 +40,7 @@ declare -A VM_OURS=(
 )
 
 # kernel log lines that fail a scenario
-VM_BAD_KLOG='WARNING:|(^|[^A-Za-z_])BUG([^A-Za-z_]|$)|Oops|refcount_t|lockdep|KASAN|UBSAN|hung task|blocked for more than|Call Trace|general protection fault|Kernel panic|list_(add|del) corruption|stack-protector|kernel BUG'
+VM_BAD_KLOG='WARNING:|(^|[^A-Za-z_])BUG([^A-Za-z_]|$)|Oops|refcount_t|lockdep is turned off|DEBUG_LOCKS_WARN_ON|possible (circular|recursive) locking|inconsistent lock state|KASAN|UBSAN|hung task|blocked for more than|Call Trace|general protection fault|Kernel panic|list_(add|del) corruption|stack-protector|kernel BUG'
 
 vm_log() {
 	echo "[$(date +%T)] $*"

@@ -131,7 +131,7 @@ vm_initramfs() {
 		echo "$rel"
 		sha256sum "$VM_DIR/initramfs-init.sh" /bin/busybox
 		# shellcheck disable=SC2086
-		stat -c '%n %s %Y' $mods
+		[ -z "$mods" ] || stat -c '%n %s %Y' $mods
 	} | sha256sum | cut -d' ' -f1)
 	if [ -s "$dir/initramfs.cpio.gz" ] && [ "$(cat "$dir/key" 2>/dev/null)" = "$key" ]; then
 		echo "$dir/initramfs.cpio.gz"
