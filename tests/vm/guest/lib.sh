@@ -640,6 +640,12 @@ vm_teardown() {
 		rmdir /sys/kernel/config/target/iscsi 2>/dev/null
 	fi
 	rm -f /tmp/lun0.img
+	# a userspace peer a failed scenario left running holds the RDMA
+	# devices open (uverbs), and their removal would wait for it
+	if pkill -KILL -f "$VM_REPO/build/vm/tools/" 2>/dev/null; then
+		vm_log "teardown: killed a leftover userspace peer" >&2
+		sleep 1
+	fi
 	vm_log "teardown: rxe, veth" >&2
 	rdma link delete rxe0 >/dev/null 2>&1
 	rdma link delete rxe1 >/dev/null 2>&1

@@ -16,8 +16,18 @@
 # the tool waits. Our initiator must have invalidated the STag: the tool
 # reports the write refused (before the fix it landed). The connection
 # ends (the refused write breaks it, or the NOP-Outs the tool no longer
-# answers time out), the session recovers on the next connection, which
-# is served properly, and 1 MiB reads back as zeros.
+# answers time out), the session recovers on the next connection.
+#
+# The same for a task that ends without a response (RFC 5046 8.3.2): the
+# next connection is iser_tgt's abort-late case, which holds the READ of
+# block 1000 (sent with sg_raw: a passthrough command, which the midlayer
+# does not retry) until the SCSI timeout (5 s) makes the error handler
+# send ABORT TASK; the tool answers "function complete" and, 1 s later,
+# RDMA-writes to the held command's read STag. The error handler must have
+# invalidated it before returning (our initiator logs "error handling:
+# invalidated N MR(s)"), so the tool reports the write refused (before the
+# fix the MR went back to the pool still valid). The session recovers once
+# more on a well-behaved connection, and 1 MiB reads back as zeros.
 #
 # With the in-tree ib_iser (intree-initiator-stag, a reference row not in
 # the default set) the outcome is logged, not judged: it invalidates an
@@ -26,7 +36,7 @@
 vm_rxe_up
 vm_load_roles
 out=$VM_SCEN_DIR/iser_tgt.out
-vm_iser_tgt_start "$out" late-write,good -t 1000 -w 120
+vm_iser_tgt_start "$out" late-write,abort-late,good -t 1000 -w 150
 vm_iscsid_start
 dev=$(vm_iser_tgt_login) || exit 1
 sysd=/sys/block/${dev#/dev/}/queue
@@ -47,8 +57,38 @@ case $line in
 *) verdict="iser_tgt did not try the late write: $line" ;;
 esac
 
-vm_wait 60 sh -c "iscsiadm -m session -P 1 2>/dev/null | grep -q 'iSCSI Session State: LOGGED_IN'" ||
+logged_in() {
+	iscsiadm -m session -P 1 2>/dev/null | grep -q 'iSCSI Session State: LOGGED_IN'
+}
+vm_wait 60 logged_in ||
 	vm_fail "${verdict:+$verdict; }no session after the late-write case"
+
+# the abort-late connection: a passthrough READ of block 1000, SCSI
+# timeout 5 s; it ends in an error once the task is aborted
+sleep 2
+vm_log "+ sg_raw -r 4096 -t 5 $dev 28 00 00 00 03 e8 00 00 08 00 (expected to fail)"
+sg_raw -r 4096 -t 5 -o /dev/null "$dev" 28 00 00 00 03 e8 00 00 08 00 \
+	>"$VM_SCEN_DIR/sg_raw.out" 2>&1 &
+sgpid=$!
+vm_wait 90 grep -q '^case=abort-late ' "$out" ||
+	vm_fail "${verdict:+$verdict; }iser_tgt did not finish the abort-late case: $(cat "$out" "$out.err")"
+wait "$sgpid"
+vm_log "sg_raw ended with status $?: $(tail -n 2 "$VM_SCEN_DIR/sg_raw.out" | paste -sd ' ' -)"
+line=$(grep '^case=abort-late ' "$out")
+vm_log "iser_tgt: $line"
+case $line in
+*' late=refused'*) ;;
+*' late=written'*) verdict="${verdict:+$verdict; }the target RDMA-wrote into the buffer of an aborted READ (its STag was still valid)" ;;
+*) verdict="${verdict:+$verdict; }iser_tgt did not try the late write after the abort: $line" ;;
+esac
+if [ "$VM_INITIATOR" = ours ]; then
+	vm_scen_dmesg | grep -E 'ib_iser: error handling'
+	vm_scen_dmesg | grep -q 'ib_iser: error handling: invalidated [1-9][0-9]* MR' ||
+		verdict="${verdict:+$verdict; }no 'error handling: invalidated N MR(s)' line"
+fi
+
+vm_wait 60 logged_in ||
+	vm_fail "${verdict:+$verdict; }no session after the abort-late case"
 cmp <(dd if="$dev" bs=4096 count=256 iflag=direct status=none) \
 	<(head -c 1M /dev/zero) ||
 	verdict="${verdict:+$verdict; }the good connection did not read back zeros"
@@ -57,8 +97,8 @@ cat "$out"
 
 if [ "$VM_INITIATOR" = ours ]; then
 	[ -z "$verdict" ] || vm_fail "$verdict"
-	vm_log "the late write was refused"
+	vm_log "both late writes were refused"
 else
-	vm_log "in-tree ib_iser (not judged): ${verdict:-the late write was refused}"
+	vm_log "in-tree ib_iser (not judged): ${verdict:-both late writes were refused}"
 fi
 vm_iscsid_stop

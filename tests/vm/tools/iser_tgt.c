@@ -54,6 +54,12 @@
  *               bytes of 0xa5 to the same read STag: the command has
  *               completed, so the STag must be invalid by then (RFC 5046
  *               7.3.2) and the write must fail
+ *   abort-late  the trigger held without an answer; when the initiator's
+ *               ABORT TASK for it comes, a TMF Response "function
+ *               complete", then, 1 s later, an RDMA Write of 512 bytes
+ *               of 0xa5 to the held command's read STag: the task ended
+ *               without a response, so its STag must be invalid by then
+ *               (RFC 5046 8.3.2) and the write must fail
  *
  * It prints one line per connection, for the scenario to judge:
  *
@@ -61,7 +67,8 @@
  *
  * login: full feature phase reached; sent: the case's PDU went out;
  * closed: the initiator disconnected within 20 s of it (self: the tool
- * did, for good and reserved when it had to); late (late-write only):
+ * did, for good and reserved when it had to); late (late-write and
+ * abort-late only):
  * written when the late RDMA Write succeeded, refused when it failed.
  *
  * When the last case is good, further connections are served as good ones
@@ -100,13 +107,14 @@ enum tcase {
 	GOOD, RESERVED, LOGIN_DLEN, LOGIN_OP, DLEN, DLEN_BIG, PAD, SHORT, AHS,
 	ITT, ITT_BOGUS, INV_RKEY, INV_OTHER, INV_NOP, INV_UNNEG, OP_LOGIN,
 	OP_R2T, OP_DATAIN, OP_UNKNOWN, ISER_OP, BIGSEND, LATE_WRITE,
+	ABORT_LATE,
 };
 
 static const char *const case_names[] = {
 	"good", "reserved", "login-dlen", "login-op", "dlen", "dlen-big", "pad",
 	"short", "ahs", "itt", "itt-bogus", "inv-rkey", "inv-other", "inv-nop",
 	"inv-unneg", "op-login", "op-r2t", "op-datain", "op-unknown", "iser-op",
-	"bigsend", "late-write",
+	"bigsend", "late-write", "abort-late",
 };
 
 #define NR_CASE_NAMES	ARRAY_SIZE(case_names)
@@ -135,6 +143,9 @@ static int send_inv, rsvd_bits, logged_in, sent, fired;
 static uint32_t stat_sn, exp_cmd_sn;
 static struct cmd held;
 static int have_held;
+/* abort-late: the trigger, held until its ABORT TASK */
+static struct cmd aborted;
+static int have_aborted;
 /* the initiator sent a Logout Request (on any connection) */
 static int logged_out;
 /* late-write: what became of the late RDMA Write */
@@ -452,6 +463,12 @@ static int offend(const struct cmd *c)
 		rsp_start(ISDM_OP_SCSI_RSP, ISDM_BHS_FINAL, BIG_LEN, c->itt, 1);
 		memset(t.tx_buf + hl, 0, BIG_LEN);
 		return post_rsp(hl + BIG_LEN, NULL, 0, 0, 0);
+	case ABORT_LATE:
+		if (!c->rsv)
+			return -1;
+		aborted = *c;
+		have_aborted = 1;
+		return 0;		/* acts on the ABORT TASK */
 	case LATE_WRITE:
 		if (!c->rsv)
 			return -1;
@@ -658,7 +675,7 @@ static int ffp_step(const unsigned char *msg)
 		fired = 1;
 		/* a Send the initiator refuses may fail here: it went out */
 		ret = offend(&c);
-		if (tcase == INV_OTHER && !ret)
+		if ((tcase == INV_OTHER || tcase == ABORT_LATE) && !ret)
 			return 0;
 		sent = 1;
 		if (tcase == RESERVED) {
@@ -668,7 +685,16 @@ static int ffp_step(const unsigned char *msg)
 		return 1;
 	case ISDM_OP_TMF_REQ:
 		rsp_start(ISDM_OP_TMF_RSP, ISDM_BHS_FINAL, 0, itt, 1);
-		return post_rsp(ISDM_HDR_LEN_EXT + ISDM_BHS_LEN, NULL, 0, 0, 0);
+		ret = post_rsp(ISDM_HDR_LEN_EXT + ISDM_BHS_LEN, NULL, 0, 0, 0);
+		/* abort-late: ABORT TASK (function 1) of the held trigger */
+		if (ret || !have_aborted || (bhs[1] & 0x7f) != 1 ||
+		    itool_get_be32(bhs + 20) != aborted.itt)
+			return ret;
+		have_aborted = 0;
+		sent = 1;
+		sleep(1);
+		late = late_write(&aborted) ? "refused" : "written";
+		return 1;
 	case ISDM_OP_TEXT_REQ:
 		r = rsp_start(ISDM_OP_TEXT_RSP, ISDM_BHS_FINAL, 0, itt, 1);
 		itool_put_be32(r + 20, 0xffffffff);
@@ -766,6 +792,7 @@ static void serve(struct rdma_cm_event *ev, enum tcase c, double deadline)
 	sent = 0;
 	fired = 0;
 	have_held = 0;
+	have_aborted = 0;
 	late = NULL;
 	stat_sn = 0;
 	exp_cmd_sn = 0;
