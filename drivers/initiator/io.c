@@ -129,6 +129,121 @@ static void isi_fr_put(struct isi_conn *ic, struct isi_fr *fr)
 	spin_unlock_irqrestore(&ic->fr_lock, flags);
 }
 
+static bool isi_sq_reserve(struct isi_conn *ic, int nr)
+{
+	if (atomic_add_return(nr, &ic->sq_used) > ic->sq_size) {
+		atomic_sub(nr, &ic->sq_used);
+		return false;
+	}
+	return true;
+}
+
+/* LOCAL_INVs of isi_fr_fence() in flight */
+struct isi_fence {
+	struct ib_cqe		cqe;
+	atomic_t		pending;
+	atomic_t		failed;
+	struct completion	done;
+};
+
+static void isi_fence_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct isi_fence *f = container_of(wc->wr_cqe, struct isi_fence, cqe);
+	struct isi_conn *ic = isi_qp_conn(wc);
+
+	atomic_dec(&ic->sq_used);
+	if (wc->status != IB_WC_SUCCESS) {
+		atomic_inc(&f->failed);
+		isi_wc_error(ic, wc, "local invalidation");
+	}
+	if (atomic_dec_and_test(&f->pending))
+		complete(&f->done);
+}
+
+/**
+ * isi_fr_fence() - invalidate every free MR that is still valid
+ * @ic: the connection, its lock held
+ *
+ * A task that ends without a SCSI Response (error handling aborted it, or
+ * reset its LUN or target) puts its MR back still valid: the target could
+ * reach the buffer, which the SCSI midlayer frees once the error handler
+ * returns (RFC 5046 8.3.2: iSER must invalidate the STags of such a task).
+ * The error handlers call this before they return, and it waits until
+ * the invalidations completed; on a connection that is no longer up the
+ * QP is drained and reaches nothing.
+ *
+ * Return: the number of MRs invalidated, or a negative errno.
+ */
+int isi_fr_fence(struct isi_conn *ic)
+{
+	struct isi_fence f = { .cqe.done = isi_fence_done };
+	struct ib_send_wr *wrs, *bad;
+	struct isi_fr *fr, *tmp;
+	LIST_HEAD(stale);
+	unsigned long flags;
+	int n = 0, i = 0, ret;
+
+	lockdep_assert_held(&ic->lock);
+	if (ic->state != ISI_UP || !ic->q.qp)
+		return 0;
+	spin_lock_irqsave(&ic->fr_lock, flags);
+	list_for_each_entry_safe(fr, tmp, &ic->fr_free, entry) {
+		if (fr->valid) {
+			list_move_tail(&fr->entry, &stale);
+			n++;
+		}
+	}
+	spin_unlock_irqrestore(&ic->fr_lock, flags);
+	if (!n)
+		return 0;
+
+	wrs = kcalloc(n, sizeof(*wrs), GFP_KERNEL);
+	ret = -ENOMEM;
+	if (!wrs)
+		goto put_back;
+	ret = -EAGAIN;
+	if (!isi_sq_reserve(ic, n))
+		goto free;
+	list_for_each_entry(fr, &stale, entry) {
+		wrs[i].opcode = IB_WR_LOCAL_INV;
+		wrs[i].wr_cqe = &f.cqe;
+		wrs[i].send_flags = IB_SEND_SIGNALED;
+		wrs[i].ex.invalidate_rkey = fr->mr->rkey;
+		wrs[i].next = i + 1 < n ? &wrs[i + 1] : NULL;
+		i++;
+	}
+	init_completion(&f.done);
+	atomic_set(&f.pending, n);
+	atomic_set(&f.failed, 0);
+	ret = ib_post_send(ic->q.qp, wrs, (const struct ib_send_wr **)&bad);
+	if (ret) {
+		/* the WRs from @bad on were not posted */
+		for (i = bad - wrs; i < n; i++) {
+			atomic_dec(&ic->sq_used);
+			if (atomic_dec_and_test(&f.pending))
+				complete(&f.done);
+		}
+		pr_err_ratelimited("local invalidation of %d MRs failed: %d\n",
+				   n, ret);
+		isi_fail(ic, ISCSI_ERR_CONN_FAILED);
+	}
+	wait_for_completion(&f.done);
+	if (!ret && !atomic_read(&f.failed)) {
+		list_for_each_entry(fr, &stale, entry)
+			fr->valid = false;
+		ret = n;
+	} else if (!ret) {
+		ret = -EIO;
+	}
+free:
+	kfree(wrs);
+put_back:
+	spin_lock_irqsave(&ic->fr_lock, flags);
+	list_splice_tail(&stale, &ic->fr_free);
+	spin_unlock_irqrestore(&ic->fr_lock, flags);
+	return ret;
+}
+
 /**
  * isi_reg_done() - completion of an unsignaled REG_MR or LOCAL_INV
  * @cq: the connection's CQ
@@ -188,15 +303,6 @@ static void isi_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (put_task)
 		iscsi_put_task(task);
 	iscsi_put_task(task);
-}
-
-static bool isi_sq_reserve(struct isi_conn *ic, int nr)
-{
-	if (atomic_add_return(nr, &ic->sq_used) > ic->sq_size) {
-		atomic_sub(nr, &ic->sq_used);
-		return false;
-	}
-	return true;
 }
 
 /*

@@ -248,6 +248,7 @@ int isi_fr_pool_init(struct isi_conn *ic, u32 nr, u32 pages);
 u32 isi_io_pages(struct ib_device *ib_dev, u32 max_io_kb);
 void isi_reg_done(struct ib_cq *cq, struct ib_wc *wc);
 void isi_fr_pool_destroy(struct isi_conn *ic);
+int isi_fr_fence(struct isi_conn *ic);
 int isi_xmit_task(struct iscsi_task *task);
 int isi_init_task(struct iscsi_task *task);
 void isi_cleanup_task(struct iscsi_task *task);

@@ -398,6 +398,69 @@ static int isi_get_ep_param(struct iscsi_endpoint *ep, enum iscsi_param param,
 	}
 }
 
+/* ---- error handling ---- */
+
+/*
+ * After an error handler of libiscsi succeeded, tasks it ended without a
+ * SCSI Response may have left their MRs valid; the midlayer frees their
+ * buffers once we return, so invalidate those MRs first (isi_fr_fence()).
+ * isi_conn_mutex keeps the connection from being freed: its release takes
+ * the mutex before it frees, and only after the stop cleared dd_data.
+ */
+static void isi_eh_fence(struct scsi_cmnd *sc)
+{
+	struct iscsi_cls_session *cls_session =
+		starget_to_session(scsi_target(sc->device));
+	struct iscsi_session *session = cls_session->dd_data;
+	struct isi_conn *ic = NULL;
+	int ret = 0;
+
+	mutex_lock(&isi_conn_mutex);
+	spin_lock_bh(&session->frwd_lock);
+	if (session->leadconn)
+		ic = session->leadconn->dd_data;
+	spin_unlock_bh(&session->frwd_lock);
+	if (ic) {
+		mutex_lock(&ic->lock);
+		ret = isi_fr_fence(ic);
+		mutex_unlock(&ic->lock);
+	}
+	mutex_unlock(&isi_conn_mutex);
+	if (ret > 0)
+		pr_info_ratelimited("error handling: invalidated %d MR(s) of tasks that ended without a response\n",
+				    ret);
+	else if (ret < 0)
+		pr_err_ratelimited("error handling: invalidating the MRs of ended tasks failed: %d\n",
+				   ret);
+}
+
+static int isi_eh_abort(struct scsi_cmnd *sc)
+{
+	int ret = iscsi_eh_abort(sc);
+
+	if (ret == SUCCESS)
+		isi_eh_fence(sc);
+	return ret;
+}
+
+static int isi_eh_device_reset(struct scsi_cmnd *sc)
+{
+	int ret = iscsi_eh_device_reset(sc);
+
+	if (ret == SUCCESS)
+		isi_eh_fence(sc);
+	return ret;
+}
+
+static int isi_eh_recover_target(struct scsi_cmnd *sc)
+{
+	int ret = iscsi_eh_recover_target(sc);
+
+	if (ret == SUCCESS)
+		isi_eh_fence(sc);
+	return ret;
+}
+
 /* ---- sessions and connections ---- */
 
 static ISDM_SHT_CONST struct scsi_host_template isi_sht = {
@@ -411,9 +474,9 @@ static ISDM_SHT_CONST struct scsi_host_template isi_sht = {
 	.max_sectors		= ISI_MAX_IO_KB_DEF * (SZ_1K >> SECTOR_SHIFT),
 	.cmd_per_lun		= ISI_CMDS_MAX,
 	.eh_timed_out		= iscsi_eh_cmd_timed_out,
-	.eh_abort_handler	= iscsi_eh_abort,
-	.eh_device_reset_handler = iscsi_eh_device_reset,
-	.eh_target_reset_handler = iscsi_eh_recover_target,
+	.eh_abort_handler	= isi_eh_abort,
+	.eh_device_reset_handler = isi_eh_device_reset,
+	.eh_target_reset_handler = isi_eh_recover_target,
 	.target_alloc		= iscsi_target_alloc,
 	.this_id		= -1,
 	.track_queue_depth	= 1,
