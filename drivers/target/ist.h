@@ -290,5 +290,7 @@ int ist_queue_status(struct iscsit_conn *conn, struct iscsit_cmd *cmd);
 void ist_aborted_task(struct iscsit_conn *conn, struct iscsit_cmd *cmd);
 enum target_prot_op ist_get_sup_prot_ops(struct iscsit_conn *conn);
 void ist_put_unsol_pending_cmds(struct iscsit_conn *conn);
+void ist_put_parked_cmds(struct iscsit_conn *conn);
+void ist_log_waiting_cmds(struct ist_conn *ic);
 
 #endif /* IST_H */
