@@ -24,12 +24,15 @@
 # Options:
 #   --count N    PDUs per seed (default 10000)
 #   --seed S     this seed instead of 1 and the date's (repeatable)
+#   --verbose    the tool's -v: every PDU in the log
 count=10000
 seeds=()
+verbose=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--count) count=$2; shift ;;
 	--seed) seeds+=("$2"); shift ;;
+	--verbose) verbose=(-v) ;;
 	*) vm_fail "ffp-random: bad argument $1" ;;
 	esac
 	shift
@@ -46,11 +49,13 @@ vm_tcli "/iscsi/$VM_TARGET_IQN/tpg1 set parameter InitialR2T=No"
 fails=""
 for seed in "${seeds[@]}"; do
 	start=$SECONDS
-	out=$("$ffp" -m random -s "$seed" -N "$count" -n "$VM_TARGET_IQN" \
+	out=$("$ffp" -m random "${verbose[@]}" -s "$seed" -N "$count" -n "$VM_TARGET_IQN" \
 		-i "$VM_INITIATOR_IQN" "$VM_TGT_IP" "$VM_ISER_PORT" 2>&1) ||
 		vm_fail "iser_ffp -m random -s $seed did not run: $out"
 	vm_log "iser_ffp -m random -s $seed -N $count ($((SECONDS - start)) s):"
-	echo "$out" | head -n 40 | while read -r line; do vm_log "  $line"; done
+	lines=40
+	[ ${#verbose[@]} -eq 0 ] || lines=1000000
+	echo "$out" | head -n $lines | while read -r line; do vm_log "  $line"; done
 	sum=$(echo "$out" | grep '^random seed=.* sent=' | tail -n 1)
 	[ "$VM_TARGET" != intree ] || continue
 	re="^random seed=$seed sent=$count .*good_status_on_bad=0 .*stalled=0 "

@@ -127,7 +127,7 @@
  * relogin=ok|failed after cmdsngap and afterfail.
  *
  * usage: iser_ffp [-m MODE] [-n TARGET] [-i INITIATOR] [-s SEED] [-N COUNT]
- * [-F FIRST] ADDR PORT.  Exit
+ * [-F FIRST] [-v] ADDR PORT (-v: random mode prints each PDU).  Exit
  * status 0 when it ran, 1 on a local error (bad arguments, no RDMA
  * device, connection refused).
  */
@@ -696,6 +696,7 @@ enum { V_NONE, V_BAD, V_UNDERFED };
 static uint64_t rng;
 static unsigned long long seed;
 static unsigned long count = 10000, first_pdu;
+static int verbose;
 static unsigned char *data_buf, *verdict;
 static struct ibv_mr *data_mr;
 static uint64_t cap_blocks;
@@ -1176,6 +1177,23 @@ static uint32_t rnd_pdu(unsigned long idx, int *hello)
 	return len;
 }
 
+/* -v: one line for each PDU sent */
+static void rnd_show(unsigned long idx, uint32_t len)
+{
+	const unsigned char *h = t.tx_buf, *bhs = h + ISDM_HDR_LEN_EXT;
+
+	if (len < HDR) {
+		printf("pdu %lu: iSER 0x%02x, %u bytes\n", idx, h[0], len);
+		return;
+	}
+	printf("pdu %lu: iSER 0x%02x op 0x%02x flags 0x%02x ahs %u dlen %u ",
+	       idx, h[0], bhs[0], bhs[1], bhs[4], itool_get_be24(bhs + 5));
+	printf("itt 0x%08x f20 0x%08x sn 0x%08x/0x%08x cdb0 0x%02x lun %02x%02x\n",
+	       itool_get_be32(bhs + 16), itool_get_be32(bhs + 20),
+	       itool_get_be32(bhs + 24), itool_get_be32(bhs + 28), bhs[32],
+	       bhs[8], bhs[9]);
+}
+
 /* what came back: sequence numbers, responses to malformed commands */
 static void rnd_note(const unsigned char *msg, int len)
 {
@@ -1391,6 +1409,8 @@ static int random_run(const char *addr, const char *port)
 				lost = 1;
 				break;
 			}
+			if (verbose)
+				rnd_show(idx, len);
 			rs.sent++;
 			rs.bad += verdict[idx++] == V_BAD;
 			rnd_drain();
@@ -1430,8 +1450,11 @@ int main(int argc, char **argv)
 	int opt, nop_in = 0;
 	unsigned int i;
 
-	while ((opt = getopt(argc, argv, "m:n:i:s:N:F:")) != -1) {
+	while ((opt = getopt(argc, argv, "m:n:i:s:N:F:v")) != -1) {
 		switch (opt) {
+		case 'v':
+			verbose = 1;
+			continue;
 		case 's':
 			seed = strtoull(optarg, NULL, 0);
 			continue;
@@ -1463,7 +1486,7 @@ int main(int argc, char **argv)
 	}
 	if (argc - optind != 2) {
 		fprintf(stderr, "usage: iser_ffp [-m MODE] [-n TARGET] [-i INITIATOR] %s\n",
-			"[-s SEED] [-N COUNT] [-F FIRST] ADDR PORT");
+			"[-s SEED] [-N COUNT] [-F FIRST] [-v] ADDR PORT");
 		return 1;
 	}
 	if (mode == RANDOM) {
