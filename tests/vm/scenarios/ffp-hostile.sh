@@ -44,6 +44,9 @@
 # 13. afterfail: a reserved opcode closes the connection; a command to a
 #     LUN that does not exist, right behind it, must not hold up the
 #     teardown either (a new login works);
+# 14. tmfseq: a TMF in CmdSN order (not immediate) that LIO answers
+#     itself (TARGET WARM RESET, not authorized) must not hold up the
+#     teardown (a new login works);
 # the target names each refusal in its log, and a normal login with
 # verified data works afterwards. Every case runs even when an earlier
 # one failed; the reasons are reported together.
@@ -121,6 +124,7 @@ for mode in ahsover ahstype ahsnop ahsshort cdblong ahs0; do
 done
 ffp_run cmdsngap 'login=ok .*nop_in=yes closed=no .*relogin=ok' "${norm[@]}"
 ffp_run afterfail 'login=ok .*closed=yes .*relogin=ok' "${norm[@]}"
+ffp_run tmfseq 'login=ok .*nop_in=yes closed=no .*relogin=ok' "${norm[@]}"
 vm_tcli "/iscsi/$VM_TARGET_IQN/tpg1 set parameter InitialR2T=Yes"
 
 klog=$(vm_scen_dmesg)

@@ -57,6 +57,9 @@
  *            right behind it, a command to LUN 5, which does not exist and
  *            gets CHECK CONDITION from LIO if it is still read; then a new
  *            login, which must work
+ *   tmfseq   a TARGET WARM RESET, not immediate, in CmdSN order, which LIO
+ *            refuses (not authorized) without the target core; a ping,
+ *            then a new login, which must work
  *
  * and, with -n, the randomized mode:
  *
@@ -124,7 +127,7 @@
  * status is the SCSI Response's status; text counts the Text Responses of
  * textcont and says whether the last was final. initial_r2t=no is
  * appended in a normal session when InitialR2T=No was negotiated, and
- * relogin=ok|failed after cmdsngap and afterfail.
+ * relogin=ok|failed after cmdsngap, afterfail and tmfseq.
  *
  * usage: iser_ffp [-m MODE] [-n TARGET] [-i INITIATOR] [-s SEED] [-N COUNT]
  * [-F FIRST] [-v] ADDR PORT (-v: random mode prints each PDU).  Exit
@@ -149,13 +152,14 @@
 enum mode {
 	NOP, HELLO, SNACK, LOGIN, SCSI, BADDLEN, BIGSEND, TEXTCONT,
 	AHS0, AHSOVER, AHSTYPE, AHSNOP, AHSSHORT, CDBLONG, ECDB, BIDI, IMMF1,
-	GAP, AFTERFAIL, RANDOM,
+	GAP, AFTERFAIL, TMFSEQ, RANDOM,
 };
 
 static const char *const mode_names[] = {
 	"nop", "hello", "snack", "login", "scsi", "baddlen", "bigsend",
 	"textcont", "ahs0", "ahsover", "ahstype", "ahsnop", "ahsshort",
-	"cdblong", "ecdb", "bidi", "immf1", "cmdsngap", "afterfail", "random",
+	"cdblong", "ecdb", "bidi", "immf1", "cmdsngap", "afterfail", "tmfseq",
+	"random",
 };
 
 static struct itool t;
@@ -581,6 +585,15 @@ static void offend(enum mode mode)
 		itool_put_be32(bhs + 24, cmd_sn + 1);
 		itool_put_be32(bhs + 28, exp_stat_sn);
 		send_buf(HDR);
+		return;
+	case TMFSEQ:
+		/* a TARGET WARM RESET in CmdSN order: LIO refuses it itself */
+		bhs = pdu_start(ISDM_OP_TMF_REQ, ISDM_BHS_FINAL | 6, 0);
+		itool_put_be32(bhs + 16, 0x5400);
+		itool_put_be32(bhs + 20, 0xffffffff);
+		itool_put_be32(bhs + 24, cmd_sn++);
+		itool_put_be32(bhs + 28, exp_stat_sn);
+		send_buf(HDR);	/* the ping after it reads the answer */
 		return;
 	case AFTERFAIL:
 		/* a reserved opcode, and right behind it a command to LUN 5 */
@@ -1527,7 +1540,7 @@ int main(int argc, char **argv)
 	       t.closed ? "yes" : "no", status, text,
 	       target_name ? (initial_r2t_no ? " initial_r2t=no" :
 			      " initial_r2t=yes") : "");
-	if (mode == GAP || mode == AFTERFAIL) {
+	if (mode == GAP || mode == AFTERFAIL || mode == TMFSEQ) {
 		/* the old connection must go away in full: log in again */
 		rnd_hangup();
 		printf(" relogin=%s", connect_target(argv[optind], argv[optind + 1]) ||
