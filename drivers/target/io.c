@@ -855,6 +855,19 @@ int ist_response_queue(struct iscsit_conn *conn, struct iscsit_cmd *cmd,
 	case ISTATE_SEND_NOPIN:
 		return ist_put_nopin(cmd, conn, true);
 	case ISTATE_SEND_TASKMGTRSP:
+		/*
+		 * A TMF LIO answers itself (no such LUN or task, not
+		 * authorized, not supported) keeps the reference of the
+		 * acknowledgment when it came in CmdSN order:
+		 * iscsit_handle_task_mgt_cmd() drops it only for an
+		 * immediate one, and the target core, which drops it for the
+		 * others, never saw this one. Once, should LIO call again.
+		 */
+		if (!cmd->immediate_cmd && !icmd->tmf_acked &&
+		    !cmd->se_cmd.se_tmr_req->call_transport) {
+			icmd->tmf_acked = true;
+			target_put_sess_cmd(&cmd->se_cmd);
+		}
 		iscsit_build_task_mgt_rsp(cmd, conn, (struct iscsi_tm_rsp *)bhs);
 		return ist_send(icmd, bhs, NULL, NULL, 0);
 	case ISTATE_SEND_REJECT:

@@ -247,6 +247,7 @@ struct ist_cmd {
 	u32			pdu_len;
 	struct rdma_rw_ctx	rw;
 	bool			rw_init;
+	bool			tmf_acked;
 	struct work_struct	comp_work;
 };
 
