@@ -953,8 +953,22 @@ void ist_wait_conn(struct iscsit_conn *conn)
 	isdm_queues_drain(&ic->q);
 	ist_put_unsol_pending_cmds(conn);
 	if (conn->sess) {
-		target_stop_cmd_counter(conn->cmd_cnt);
-		target_wait_for_cmds(conn->cmd_cnt);
+		struct target_cmd_counter *cnt = conn->cmd_cnt;
+		unsigned int secs = 0;
+
+		target_stop_cmd_counter(cnt);
+		/*
+		 * Commands still in the backend may yet end with a status
+		 * that LIO parks in the response queue: look again each
+		 * second until none is left.
+		 */
+		while (ist_put_parked_cmds(conn),
+		       !wait_event_timeout(cnt->refcnt_wq,
+					   percpu_ref_is_zero(&cnt->refcnt),
+					   HZ))
+			if (++secs % 30 == 0)
+				ist_log_waiting_cmds(ic);
+		target_wait_for_cmds(cnt);
 	}
 	if (ic->logout_posted)
 		wait_for_completion_timeout(&conn->conn_logout_comp,

@@ -855,6 +855,19 @@ int ist_response_queue(struct iscsit_conn *conn, struct iscsit_cmd *cmd,
 	case ISTATE_SEND_NOPIN:
 		return ist_put_nopin(cmd, conn, true);
 	case ISTATE_SEND_TASKMGTRSP:
+		/*
+		 * A TMF LIO answers itself (no such LUN or task, not
+		 * authorized, not supported) keeps the reference of the
+		 * acknowledgment when it came in CmdSN order:
+		 * iscsit_handle_task_mgt_cmd() drops it only for an
+		 * immediate one, and the target core, which drops it for the
+		 * others, never saw this one. Once, should LIO call again.
+		 */
+		if (!cmd->immediate_cmd && !icmd->tmf_acked &&
+		    !cmd->se_cmd.se_tmr_req->call_transport) {
+			icmd->tmf_acked = true;
+			target_put_sess_cmd(&cmd->se_cmd);
+		}
 		iscsit_build_task_mgt_rsp(cmd, conn, (struct iscsi_tm_rsp *)bhs);
 		return ist_send(icmd, bhs, NULL, NULL, 0);
 	case ISTATE_SEND_REJECT:
@@ -918,5 +931,99 @@ void ist_put_unsol_pending_cmds(struct iscsit_conn *conn)
 		list_del_init(&cmd->i_conn_node);
 		if (cmd->i_state != ISTATE_REMOVE)
 			ist_put_cmd(iscsit_priv_cmd(cmd), true);
+	}
+}
+
+/*
+ * A command LIO keeps on the connection that no one will finish once the
+ * connection is down: deferred for a CmdSN gap that will never be filled,
+ * or with a response in the queues of the transmit thread, which is the
+ * one closing the connection (LIO queues a status other than GOOD, a
+ * Reject and a TMF response there). LIO frees them in
+ * iscsit_release_commands_from_conn(), but only after ist_wait_conn(),
+ * and each holds a reference of the command counter that waits for them.
+ */
+static bool ist_cmd_parked(struct iscsit_cmd *cmd)
+{
+	return cmd->se_cmd.se_tfo &&
+	       (cmd->i_state == ISTATE_DEFERRED_CMD ||
+		atomic_read(&cmd->response_queue_count) ||
+		atomic_read(&cmd->immed_queue_count));
+}
+
+/**
+ * ist_log_waiting_cmds() - say which commands a closing connection waits for
+ * @ic: our connection
+ *
+ * For ist_wait_conn() when its wait drags on: the first few commands LIO
+ * still has on the connection, with their states.
+ */
+void ist_log_waiting_cmds(struct ist_conn *ic)
+{
+	struct iscsit_conn *conn = ic->conn;
+	struct iscsit_cmd *cmd;
+	unsigned int n = 0;
+
+	spin_lock_bh(&conn->cmd_lock);
+	list_for_each_entry(cmd, &conn->conn_cmd_list, i_conn_node) {
+		if (n++ == 8)
+			break;
+		pr_warn("connection from %pISpc: waiting for ITT 0x%08x opcode 0x%02x i_state %d t_state %d transport_state 0x%x\n",
+			&ic->src, be32_to_cpu((__force __be32)cmd->init_task_tag),
+			cmd->iscsi_opcode, cmd->i_state, cmd->se_cmd.t_state,
+			cmd->se_cmd.transport_state);
+	}
+	spin_unlock_bh(&conn->cmd_lock);
+	if (!n)
+		pr_warn("connection from %pISpc: waiting for commands no longer on the connection\n",
+			&ic->src);
+}
+
+/**
+ * ist_put_parked_cmds() - free the commands of a closing connection that
+ *	nothing will complete (see ist_cmd_parked())
+ * @conn: LIO's connection, its transmit thread stopped
+ *
+ * As iscsit_release_commands_from_conn() would: iscsit_free_cmd() takes
+ * them off LIO's queues. Aborted ones are left to LIO's abort path.
+ */
+void ist_put_parked_cmds(struct iscsit_conn *conn)
+{
+	struct iscsit_session *sess = conn->sess;
+	struct iscsit_cmd *cmd, *tmp;
+	struct iscsi_ooo_cmdsn *ooo;
+	bool aborted;
+	LIST_HEAD(drop);
+
+	/* in connection recovery LIO moves them to another connection */
+	if (atomic_read(&conn->connection_recovery))
+		return;
+
+	spin_lock_bh(&conn->cmd_lock);
+	list_for_each_entry_safe(cmd, tmp, &conn->conn_cmd_list, i_conn_node) {
+		if (!ist_cmd_parked(cmd))
+			continue;
+		spin_lock_irq(&cmd->se_cmd.t_state_lock);
+		aborted = cmd->se_cmd.transport_state & CMD_T_ABORTED;
+		spin_unlock_irq(&cmd->se_cmd.t_state_lock);
+		if (!aborted)
+			list_move_tail(&cmd->i_conn_node, &drop);
+	}
+	spin_unlock_bh(&conn->cmd_lock);
+	if (list_empty(&drop))
+		return;
+
+	/* the session's out-of-order CmdSN list must not point to them */
+	mutex_lock(&sess->cmdsn_mutex);
+	list_for_each_entry(ooo, &sess->sess_ooo_cmdsn_list, ooo_list)
+		list_for_each_entry(cmd, &drop, i_conn_node)
+			if (ooo->cmd == cmd)
+				ooo->cmd = NULL;
+	mutex_unlock(&sess->cmdsn_mutex);
+
+	list_for_each_entry_safe(cmd, tmp, &drop, i_conn_node) {
+		list_del_init(&cmd->i_conn_node);
+		ist_rw_destroy(ist_cmd_bind(conn, cmd));
+		iscsit_free_cmd(cmd, true);
 	}
 }

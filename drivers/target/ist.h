@@ -247,6 +247,7 @@ struct ist_cmd {
 	u32			pdu_len;
 	struct rdma_rw_ctx	rw;
 	bool			rw_init;
+	bool			tmf_acked;
 	struct work_struct	comp_work;
 };
 
@@ -290,5 +291,7 @@ int ist_queue_status(struct iscsit_conn *conn, struct iscsit_cmd *cmd);
 void ist_aborted_task(struct iscsit_conn *conn, struct iscsit_cmd *cmd);
 enum target_prot_op ist_get_sup_prot_ops(struct iscsit_conn *conn);
 void ist_put_unsol_pending_cmds(struct iscsit_conn *conn);
+void ist_put_parked_cmds(struct iscsit_conn *conn);
+void ist_log_waiting_cmds(struct ist_conn *ic);
 
 #endif /* IST_H */

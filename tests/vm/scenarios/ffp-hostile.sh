@@ -37,6 +37,16 @@
 #     CDB without its AHS, an extended-CDB AHS with AHSLength 0 (which
 #     made LIO copy AHSLength - 1 bytes and panicked the kernel before
 #     the AHS check): each closes the connection;
+# 12. cmdsngap: a command one CmdSN ahead, which LIO defers for ever,
+#     then the tool disconnects and logs in again: the deferred command
+#     must not hold up the old connection's teardown (the new login
+#     reinstates the session, so it waits for that teardown);
+# 13. afterfail: a reserved opcode closes the connection; a command to a
+#     LUN that does not exist, right behind it, must not hold up the
+#     teardown either (a new login works);
+# 14. tmfseq: a TMF in CmdSN order (not immediate) that LIO answers
+#     itself (TARGET WARM RESET, not authorized) must not hold up the
+#     teardown (a new login works);
 # the target names each refusal in its log, and a normal login with
 # verified data works afterwards. Every case runs even when an earlier
 # one failed; the reasons are reported together.
@@ -112,6 +122,9 @@ ffp_run immf1 'nop_in=no closed=yes .*initial_r2t=no' "${norm[@]}"
 for mode in ahsover ahstype ahsnop ahsshort cdblong ahs0; do
 	ffp_run $mode 'login=ok .*nop_in=no closed=yes' "${norm[@]}"
 done
+ffp_run cmdsngap 'login=ok .*nop_in=yes closed=no .*relogin=ok' "${norm[@]}"
+ffp_run afterfail 'login=ok .*closed=yes .*relogin=ok' "${norm[@]}"
+ffp_run tmfseq 'login=ok .*nop_in=yes closed=no .*relogin=ok' "${norm[@]}"
 vm_tcli "/iscsi/$VM_TARGET_IQN/tpg1 set parameter InitialR2T=Yes"
 
 klog=$(vm_scen_dmesg)

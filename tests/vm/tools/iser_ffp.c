@@ -48,17 +48,89 @@
  *            F=1 and no Write STag under InitialR2T=No: nothing may follow
  *            unsolicited and the target cannot fetch the rest; must be
  *            refused at once
+ *   cmdsngap TEST UNIT READY with CmdSN one past the expected one (LIO
+ *            defers it until the gap is filled, which never happens); a
+ *            ping, then the tool disconnects and logs in again: the
+ *            deferred command must not keep the old connection's teardown
+ *            (and so the new login, a session reinstatement) waiting
+ *   afterfail a PDU of a reserved opcode (must close the connection) and,
+ *            right behind it, a command to LUN 5, which does not exist and
+ *            gets CHECK CONDITION from LIO if it is still read; then a new
+ *            login, which must work
+ *   tmfseq   a TARGET WARM RESET, not immediate, in CmdSN order, which LIO
+ *            refuses (not authorized) without the target core; a ping,
+ *            then a new login, which must work
  *
- * It prints one line, for the scenario to judge:
+ * and, with -n, the randomized mode:
+ *
+ *   random   COUNT (-N, default 10000) well-framed PDUs of the sequence
+ *            SEED (-s, default 0) gives, from PDU FIRST (-F, default 0)
+ *            on. PDU i is drawn from its own PRNG state (xorshift64*
+ *            seeded by splitmix64 of SEED and i), so a sequence replays
+ *            from any PDU. Each is a valid iSER header (control type,
+ *            sometimes reserved bits, STags the PDU does not need, or a
+ *            wrong iSER opcode) and a 48-byte BHS whose DataSegmentLength
+ *            is what the Send carries (padded to 4 bytes), with optional
+ *            AHS, consistent with TotalAHSLength mostly and sometimes
+ *            not: SCSI Commands (READ/WRITE(10) with LBA and length in
+ *            and out of range, INQUIRY and other commands that return
+ *            data, random CDBs but for those that would outlive the run:
+ *            RESERVE, PERSISTENT RESERVE OUT, SET TARGET PORT GROUPS,
+ *            EXTENDED COPY; random flags, attributes, EDTL, immediate
+ *            data, extended-CDB and bidirectional AHS, Read/Write STags
+ *            mostly naming a registered 1 MiB buffer and sometimes random
+ *            or missing), Data-Out (mostly for a recent write, at its next
+ *            offset), NOP-Out, Task Management (every function, a
+ *            reserved one now and then), Text, Logout, SNACK, Login,
+ *            reserved and target opcodes, an iSER Hello, and Sends larger
+ *            than the target's receive buffers. ITT, TTT, LUN, CmdSN and
+ *            ExpStatSN are mostly the expected ones and sometimes near or
+ *            far from them. After every 8 PDUs an immediate NOP-Out ping
+ *            must be answered (so the target's receive buffers are never
+ *            what stops it; the tool has 32 of its own); when the target
+ *            closes the connection, the tool logs in again (a new
+ *            connection, the same ISID, so the session is reinstated) and
+ *            goes on with the next PDU; a PDU whose Send failed is sent
+ *            again. Its CM REQ declines Send with Invalidate (the buffer
+ *            the STags name is a plain MR, which cannot be invalidated).
+ *            The first line names the seed and how to replay it,
+ *            the last one is
+ *
+ *   random seed=S sent=N connections=C good_status_on_bad=K closed=M
+ *          stalled=P login_failed=L bad_cmds=B bad_answered=A
+ *          underfed_good=U responses=R rejects=J hello_replies=H
+ *
+ *            (one line). closed counts connections that went down under
+ *            it, stalled those that stayed up without answering a ping
+ *            within 10 s, login_failed the logins refused (the tool tries
+ *            ten times in a row before it gives up, so sent < COUNT).
+ *            A command is malformed (bad_cmds) only where SBC-3 requires
+ *            a status other than GOOD: a READ(10) or WRITE(10) to LUN 0
+ *            with a TRANSFER LENGTH of at least 1 whose last block lies
+ *            beyond the capacity (READ CAPACITY after the first login),
+ *            "LOGICAL BLOCK ADDRESS OUT OF RANGE" (SBC-3 4.5); its ITT is
+ *            its own (PDU index based, never reused). good_status_on_bad
+ *            counts SCSI Responses with response 0 and status GOOD to
+ *            such a command and must be 0; bad_answered counts their other
+ *            answers. A WRITE(10) that offers the target fewer bytes than
+ *            its blocks (no W bit, or EDTL short of them) is not counted
+ *            as malformed: RFC 3720 10.4.1 lets a target end a command
+ *            with GOOD and residual overflow, and LIO does so when EDTL is
+ *            0 (it clears W and R then); underfed_good only reports how
+ *            often it happened.
+ *
+ * Except in random mode, it prints one line, for the scenario to judge:
  *
  *   login=ok|failed hello_reply=ok|rejected|none reject=0xRR|none
  *   nop_in=yes|no closed=yes|no status=0xSS|none text=N/final|N/none|none
  *
  * status is the SCSI Response's status; text counts the Text Responses of
  * textcont and says whether the last was final. initial_r2t=no is
- * appended in a normal session when InitialR2T=No was negotiated.
+ * appended in a normal session when InitialR2T=No was negotiated, and
+ * relogin=ok|failed after cmdsngap, afterfail and tmfseq.
  *
- * usage: iser_ffp [-m MODE] [-n TARGET] [-i INITIATOR] ADDR PORT.  Exit
+ * usage: iser_ffp [-m MODE] [-n TARGET] [-i INITIATOR] [-s SEED] [-N COUNT]
+ * [-F FIRST] [-v] ADDR PORT (-v: random mode prints each PDU).  Exit
  * status 0 when it ran, 1 on a local error (bad arguments, no RDMA
  * device, connection refused).
  */
@@ -80,12 +152,14 @@
 enum mode {
 	NOP, HELLO, SNACK, LOGIN, SCSI, BADDLEN, BIGSEND, TEXTCONT,
 	AHS0, AHSOVER, AHSTYPE, AHSNOP, AHSSHORT, CDBLONG, ECDB, BIDI, IMMF1,
+	GAP, AFTERFAIL, TMFSEQ, RANDOM,
 };
 
 static const char *const mode_names[] = {
 	"nop", "hello", "snack", "login", "scsi", "baddlen", "bigsend",
 	"textcont", "ahs0", "ahsover", "ahstype", "ahsnop", "ahsshort",
-	"cdblong", "ecdb", "bidi", "immf1",
+	"cdblong", "ecdb", "bidi", "immf1", "cmdsngap", "afterfail", "tmfseq",
+	"random",
 };
 
 static struct itool t;
@@ -93,12 +167,17 @@ static uint32_t cmd_sn, exp_stat_sn;
 static const char *target_name;
 static const char *initiator_name = "iqn.2004-10.org.debian:iser-vm-ffp";
 static int initial_r2t_no;
+static int nr_rx = NR_RX;
 
 static int connect_target(const char *addr, const char *port)
 {
 	struct addrinfo *ai, hints = { .ai_socktype = SOCK_STREAM };
 	struct rdma_conn_param cp = {};
 	struct isdm_cm_req req = { .flags = ISDM_CM_ZBVA_EXC };
+
+	/* its data buffer is a plain MR, which Send with Invalidate fails */
+	if (nr_rx == ITOOL_MAX_RX)
+		req.flags |= ISDM_CM_SIE_EXC;
 
 	if (getaddrinfo(addr, port, &hints, &ai))
 		return -1;
@@ -110,7 +189,7 @@ static int connect_target(const char *addr, const char *port)
 	    itool_cm_wait(&t, RDMA_CM_EVENT_ROUTE_RESOLVED, 5))
 		return -1;
 	freeaddrinfo(ai);
-	if (itool_verbs_init(&t, NR_RX, RX_SIZE, TX_SIZE))
+	if (itool_verbs_init(&t, nr_rx, RX_SIZE, TX_SIZE))
 		return -1;
 	cp.initiator_depth = 1;
 	cp.responder_resources = 1;
@@ -499,6 +578,36 @@ static void offend(enum mode mode)
 	case TEXTCONT:
 		text_exchange();
 		return;
+	case GAP:
+		/* TEST UNIT READY one CmdSN ahead: LIO defers it for ever */
+		bhs = pdu_start(ISDM_OP_SCSI_CMD, ISDM_BHS_FINAL, 0);
+		itool_put_be32(bhs + 16, 0x5200);
+		itool_put_be32(bhs + 24, cmd_sn + 1);
+		itool_put_be32(bhs + 28, exp_stat_sn);
+		send_buf(HDR);
+		return;
+	case TMFSEQ:
+		/* a TARGET WARM RESET in CmdSN order: LIO refuses it itself */
+		bhs = pdu_start(ISDM_OP_TMF_REQ, ISDM_BHS_FINAL | 6, 0);
+		itool_put_be32(bhs + 16, 0x5400);
+		itool_put_be32(bhs + 20, 0xffffffff);
+		itool_put_be32(bhs + 24, cmd_sn++);
+		itool_put_be32(bhs + 28, exp_stat_sn);
+		send_buf(HDR);	/* the ping after it reads the answer */
+		return;
+	case AFTERFAIL:
+		/* a reserved opcode, and right behind it a command to LUN 5 */
+		bhs = pdu_start(0x0f, ISDM_BHS_FINAL, 0);
+		itool_put_be32(bhs + 16, 0x5300);
+		if (send_buf(HDR))
+			return;
+		bhs = pdu_start(ISDM_OP_SCSI_CMD, ISDM_BHS_FINAL, 0);
+		bhs[9] = 5;
+		itool_put_be32(bhs + 16, 0x5301);
+		itool_put_be32(bhs + 24, cmd_sn);
+		itool_put_be32(bhs + 28, exp_stat_sn);
+		send_buf(HDR);
+		return;
 	case AHSNOP:
 		/* a ping with a well-formed extended-CDB AHS of 4 + 4 bytes */
 		bhs = pdu_start(ISDM_OP_NOP_OUT | ISDM_BHS_IMMEDIATE,
@@ -576,10 +685,774 @@ static int closes(enum mode mode)
 	case BIGSEND:
 	case AHS0 ... CDBLONG:
 	case IMMF1:
+	case AFTERFAIL:
 		return 1;
 	default:
 		return 0;
 	}
+}
+
+/* ------------------------------------------------------------------ */
+/* -m random                                                          */
+/* ------------------------------------------------------------------ */
+
+#define RND_WINDOW	8		/* PDUs between two pings */
+#define RND_ITT_CMD	0x10000000u	/* + PDU index: SCSI Commands */
+#define RND_ITT_PING	0x20000000u	/* + n: the tool's pings */
+#define RND_ITT_CAP	0x30000000u	/* READ CAPACITY after login */
+#define RND_DATA	(1024 * 1024)	/* the buffer the STags name */
+#define RND_MAX_DATA	8192		/* the target's RecvDataSegmentLength */
+#define RND_RING	8		/* recent writes Data-Out may follow */
+
+enum { V_NONE, V_BAD, V_UNDERFED };
+
+static uint64_t rng;
+static unsigned long long seed;
+static unsigned long count = 10000, first_pdu;
+static int verbose;
+static unsigned char *data_buf, *verdict;
+static struct ibv_mr *data_mr;
+static uint64_t cap_blocks;
+static uint32_t blk_len, last_ok_itt = RND_ITT_CMD, ping_itt;
+static int ping_seen, cap_done, cap_status = -1;
+
+static struct {
+	uint32_t itt, edtl, next, datasn;
+} ring[RND_RING];
+static unsigned int ring_n;
+
+static struct {
+	unsigned long sent, connections, closed, stalled, login_failed;
+	unsigned long good_bad, bad, bad_answered, underfed_good;
+	unsigned long responses, rejects, hello_replies;
+} rs;
+
+/* splitmix64: a PDU's own PRNG state from the seed and its index */
+static uint64_t rnd_mix(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ULL;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	x ^= x >> 31;
+	return x ? x : 1;
+}
+
+/* xorshift64* */
+static uint64_t rnd64(void)
+{
+	rng ^= rng >> 12;
+	rng ^= rng << 25;
+	rng ^= rng >> 27;
+	return rng * 0x2545f4914f6cdd1dULL;
+}
+
+/* [0, n) */
+static uint32_t rnd(uint32_t n)
+{
+	return n ? (uint32_t)((rnd64() >> 11) % n) : 0;
+}
+
+/* true @p percent of the time */
+static int pct(unsigned int p)
+{
+	return rnd(100) < p;
+}
+
+static int sn_gt(uint32_t a, uint32_t b)
+{
+	return (int32_t)(a - b) > 0;
+}
+
+/* an ITT for a PDU other than a SCSI Command: never one of the tool's */
+static uint32_t rnd_itt(void)
+{
+	uint32_t itt = (uint32_t)rnd64();
+
+	if (pct(10))
+		return 0xffffffff;
+	if ((itt >> 28) >= 1 && (itt >> 28) <= 3)
+		itt |= 0x40000000;
+	return itt;
+}
+
+/* CmdSN: mostly the expected one; *@exact says whether it is */
+static uint32_t rnd_cmdsn(int *exact)
+{
+	uint32_t r = rnd(100);
+
+	*exact = r < 80;
+	if (r < 80)
+		return cmd_sn;
+	if (r < 88)
+		return cmd_sn + 1 + rnd(6);
+	if (r < 93)
+		return cmd_sn - 1 - rnd(6);
+	return (uint32_t)rnd64();
+}
+
+static uint32_t rnd_expstatsn(void)
+{
+	uint32_t r = rnd(100);
+
+	if (r < 85)
+		return exp_stat_sn;
+	if (r < 93)
+		return exp_stat_sn + rnd(11) - 5;
+	return (uint32_t)rnd64();
+}
+
+/* LUN field (bytes 8-15): mostly LUN 0 */
+static void rnd_lun(unsigned char *bhs)
+{
+	unsigned int i;
+
+	if (pct(92))
+		return;
+	if (pct(50)) {
+		bhs[9] = rnd(256);
+		return;
+	}
+	for (i = 8; i < 16; i++)
+		bhs[i] = rnd(256);
+}
+
+static int lun0(const unsigned char *bhs)
+{
+	static const unsigned char zero[8];
+
+	return !memcmp(bhs + 8, zero, 8);
+}
+
+/* random bytes of a data segment, its padding zero */
+static void rnd_fill(unsigned char *p, uint32_t len)
+{
+	uint32_t i;
+
+	for (i = 0; i < len; i++)
+		p[i] = rnd(256);
+	memset(p + len, 0, ((len + 3) & ~3u) - len);
+}
+
+/*
+ * A Read or a Write STag (and VA) for @len bytes in the iSER header: mostly
+ * inside the registered data buffer, sometimes random (the target's RDMA to
+ * it must fail and the connection with it).
+ */
+static void rnd_stag(int write, uint32_t len)
+{
+	unsigned char *h = t.tx_buf;
+	uint64_t va = (uintptr_t)data_buf;
+	uint32_t stag = data_mr->rkey;
+
+	if (len < RND_DATA)
+		va += (uint64_t)rnd((RND_DATA - len) / 512 + 1) * 512;
+	if (pct(4)) {
+		stag = (uint32_t)rnd64();
+		va = rnd64();
+	}
+	h[0] |= write ? ISDM_CTRL_WSV : ISDM_CTRL_RSV;
+	itool_put_be32(h + (write ? 4 : 16), stag);
+	itool_put_be32(h + (write ? 8 : 20), va >> 32);
+	itool_put_be32(h + (write ? 12 : 24), va);
+}
+
+/* SCSI opcodes a random CDB avoids: they would outlive the run */
+static int rnd_cdb_ok(unsigned char op)
+{
+	switch (op) {
+	case 0x16: case 0x56:	/* RESERVE */
+	case 0x5f:		/* PERSISTENT RESERVE OUT */
+	case 0xa4:		/* MAINTENANCE OUT (SET TARGET PORT GROUPS) */
+	case 0x83:		/* EXTENDED COPY */
+		return 0;
+	default:
+		return 1;
+	}
+}
+
+/* the CDB of a READ or WRITE(10) of PDU @idx: 1 when it is out of range */
+static int rnd_rw10(unsigned char *cdb, int write, uint32_t *n)
+{
+	uint64_t lba;
+	uint32_t r = rnd(100);
+
+	*n = r < 5 ? 0 : r < 92 ? 1 + rnd(64) : rnd(65536);
+	r = rnd(100);
+	if (r < 70 && cap_blocks >= *n)
+		lba = rnd64() % (cap_blocks - *n + 1);
+	else if (r < 90)	/* just past the end */
+		lba = cap_blocks + rnd(8) - (*n < cap_blocks ? *n : 0);
+	else
+		lba = (uint32_t)rnd64();
+	lba &= 0xffffffff;
+	memset(cdb, 0, 16);
+	cdb[0] = write ? 0x2a : 0x28;
+	if (pct(5))
+		cdb[1] = rnd(256);
+	itool_put_be32(cdb + 2, lba);
+	cdb[7] = *n >> 8;
+	cdb[8] = *n;
+	return *n && lba + *n > cap_blocks;
+}
+
+/* a SCSI Command with its AHS and immediate data; the bytes of the Send */
+static uint32_t rnd_scsi(unsigned long idx, unsigned char *bhs, int *exact)
+{
+	static const unsigned char rd_ops[] = { 0x00, 0x12, 0x25, 0x1a, 0xa0, 0x03 };
+	unsigned char *cdb = bhs + 32, *ahs = bhs + ISDM_BHS_LEN;
+	uint32_t edtl = 0, dlen = 0, words = 0, n = 0, unsol, itt, i;
+	unsigned int kind = rnd(100), ak = rnd(100);
+	int oor = 0, rw = 0, write = 0, reuse = pct(3);
+	unsigned char flags;
+
+	memset(t.tx_buf, 0, HDR);
+	t.tx_buf[0] = ISDM_OP_CTRL;
+	if (kind < 70) {	/* READ(10), WRITE(10) */
+		write = kind >= 35;
+		oor = rnd_rw10(cdb, write, &n);
+		edtl = n * blk_len;
+		if (pct(20))
+			edtl = pct(30) ? 0 : pct(50) ? rnd(edtl + 1) : rnd(1 << 20);
+		rw = write ? ISDM_BHS_CMD_WRITE : ISDM_BHS_CMD_READ;
+	} else if (kind < 85) {	/* commands that return data */
+		cdb[0] = rd_ops[rnd(ARRAY_SIZE(rd_ops))];
+		edtl = cdb[0] ? 1 + rnd(255) : 0;
+		if (cdb[0] == 0xa0)
+			itool_put_be32(cdb + 6, edtl);
+		else if (cdb[0] == 0x25)
+			edtl = 8;
+		else if (cdb[0])
+			cdb[4] = edtl;
+		if (cdb[0] == 0x12 && pct(30)) {
+			cdb[1] = 1;		/* EVPD */
+			cdb[2] = pct(70) ? rnd(4) * 0x80 + (pct(50) ? 0x03 : 0) : rnd(256);
+		}
+		rw = edtl ? ISDM_BHS_CMD_READ : 0;
+	} else {		/* anything */
+		do
+			cdb[0] = rnd(256);
+		while (!rnd_cdb_ok(cdb[0]));
+		for (i = 1; i < 16; i++)
+			cdb[i] = pct(50) ? 0 : rnd(256);
+		rw = pct(40) ? ISDM_BHS_CMD_READ : pct(50) ? ISDM_BHS_CMD_WRITE : 0;
+		edtl = rw ? rnd(65537) : 0;
+	}
+	if (pct(8))		/* directions that need not match */
+		rw = rnd(4) << 5;
+	if (!(rw & ISDM_BHS_CMD_WRITE))
+		write = 0;
+	flags = rw | rnd(8);	/* ATTR */
+	if (pct(92))
+		flags |= ISDM_BHS_FINAL;
+	if ((rw & ISDM_BHS_CMD_WRITE) && edtl && pct(50))
+		dlen = 1 + rnd(edtl < RND_MAX_DATA ? edtl : RND_MAX_DATA);
+	else if (pct(2))
+		dlen = rnd(RND_MAX_DATA + 1);	/* data on a command without W */
+
+	/* AHS: mostly none, sometimes well-formed, sometimes not */
+	memset(ahs, 0, 64);
+	if (ak < 4) {		/* 32-byte variable-length CDB, AHSLength 17 */
+		cdb[0] = 0x7f;
+		cdb[7] = 24;
+		words = 5;
+		ahs[1] = 17;
+		ahs[2] = 1;
+		for (i = 4; i < 20; i++)
+			ahs[i] = rnd(256);
+	} else if (ak < 6) {	/* bidirectional read length, R and W */
+		rw = ISDM_BHS_CMD_READ | ISDM_BHS_CMD_WRITE;
+		flags |= rw;
+		words = 2;
+		ahs[1] = 5;
+		ahs[2] = 2;
+		itool_put_be32(ahs + 4, rnd(65537));
+	} else if (ak < 8) {	/* anything */
+		words = 1 + rnd(4);
+		for (i = 0; i < words * 4; i++)
+			ahs[i] = pct(50) ? 0 : rnd(256);
+	}
+	if (dlen > RND_MAX_DATA - words * 4)
+		dlen = RND_MAX_DATA - words * 4;
+
+	/* the stored login keys are still in the buffer: header again */
+	bhs[0] = ISDM_OP_SCSI_CMD | (pct(10) ? ISDM_BHS_IMMEDIATE : 0);
+	bhs[1] = flags;
+	bhs[4] = words;
+	bhs[5] = dlen >> 16;
+	bhs[6] = dlen >> 8;
+	bhs[7] = dlen;
+	rnd_lun(bhs);
+	itt = reuse ? last_ok_itt : RND_ITT_CMD + (uint32_t)idx;
+	itool_put_be32(bhs + 16, itt);
+	itool_put_be32(bhs + 20, edtl);
+	itool_put_be32(bhs + 24, rnd_cmdsn(exact));
+	itool_put_be32(bhs + 28, rnd_expstatsn());
+	rnd_fill(ahs + words * 4, dlen);
+
+	/* STags: what the command needs, mostly; sometimes too much or little */
+	unsol = dlen;
+	if (initial_r2t_no && !(flags & ISDM_BHS_FINAL))
+		unsol = edtl < 65536 ? edtl : 65536;
+	if ((rw & ISDM_BHS_CMD_READ) && (edtl || pct(5)) && pct(97))
+		rnd_stag(0, edtl);
+	if ((rw & ISDM_BHS_CMD_WRITE) && (edtl > unsol || pct(5)) && pct(97))
+		rnd_stag(1, edtl);
+	if (pct(2))
+		rnd_stag(pct(50), edtl);
+
+	if (write && !reuse) {
+		i = ring_n++ % RND_RING;
+		ring[i].itt = itt;
+		ring[i].edtl = edtl;
+		ring[i].next = dlen;
+		ring[i].datasn = 0;
+	}
+	/* what must not get GOOD: see the header comment */
+	if (!reuse && lun0(bhs) && (cdb[0] == 0x28 || cdb[0] == 0x2a)) {
+		if (oor)
+			verdict[idx] = V_BAD;
+		else if (cdb[0] == 0x2a && n && (!write || edtl < n * blk_len))
+			verdict[idx] = V_UNDERFED;
+	}
+	if (verdict[idx] != V_BAD)
+		last_ok_itt = itt;
+	return HDR + words * 4 + ((dlen + 3) & ~3u);
+}
+
+/* Data-Out: mostly for a recent write, at the offset it is at */
+static uint32_t rnd_data_out(unsigned long idx)
+{
+	unsigned char *bhs;
+	uint32_t dlen, off, sn, itt, ttt = 0xffffffff;
+	unsigned int i;
+
+	if (ring_n && pct(75)) {
+		i = rnd(ring_n < RND_RING ? ring_n : RND_RING);
+		itt = ring[i].itt;
+		off = pct(85) ? ring[i].next : rnd(ring[i].edtl + 8192);
+		dlen = ring[i].edtl > off ? ring[i].edtl - off : 0;
+		if (dlen > RND_MAX_DATA || pct(10))
+			dlen = 1 + rnd(RND_MAX_DATA);
+		sn = pct(90) ? ring[i].datasn : rnd(8);
+		ring[i].next = off + dlen;
+		ring[i].datasn++;
+	} else {
+		itt = pct(30) ? rnd_itt() : RND_ITT_CMD + rnd(idx + 1);
+		off = rnd(1 << 20);
+		dlen = rnd(RND_MAX_DATA + 1);
+		sn = rnd(8);
+	}
+	if (pct(8))
+		ttt = (uint32_t)rnd64();
+	bhs = pdu_start(ISDM_OP_DATA_OUT, pct(70) ? ISDM_BHS_FINAL : 0, dlen);
+	rnd_lun(bhs);
+	itool_put_be32(bhs + 16, itt);
+	itool_put_be32(bhs + 20, ttt);
+	itool_put_be32(bhs + 28, rnd_expstatsn());
+	itool_put_be32(bhs + 36, sn);
+	itool_put_be32(bhs + 40, off);
+	rnd_fill(bhs + ISDM_BHS_LEN, dlen);
+	return HDR + ((dlen + 3) & ~3u);
+}
+
+static const char *const rnd_texts[] = {
+	"SendTargets=All", "SendTargets=", "MaxRecvDataSegmentLength=4096",
+	"X-org.example.key=1", "HeaderDigest=CRC32C", "TargetAlias=x",
+	"=", "NoSuchKey",
+};
+
+/*
+ * PDU @idx of the sequence in t.tx_buf: the bytes of its Send. *@hello is
+ * set for an iSER Hello.
+ */
+static uint32_t rnd_pdu(unsigned long idx, int *hello)
+{
+	unsigned char *bhs = t.tx_buf + ISDM_HDR_LEN_EXT, op;
+	uint32_t dlen = 0, len, r, i, words = 0;
+	int exact = 0, consumes = 0;
+	const char *s;
+
+	rng = rnd_mix(seed ^ rnd_mix(idx));
+	*hello = 0;
+	r = rnd(1000);
+	if (r < 545) {
+		len = rnd_scsi(idx, bhs, &exact);
+		consumes = 1;
+	} else if (r < 695) {
+		len = rnd_data_out(idx);
+	} else if (r < 835) {	/* NOP-Out */
+		dlen = pct(75) ? 0 : rnd(pct(80) ? 1025 : RND_MAX_DATA + 1);
+		bhs = pdu_start(ISDM_OP_NOP_OUT | (pct(70) ? ISDM_BHS_IMMEDIATE : 0),
+				pct(95) ? ISDM_BHS_FINAL : rnd(256), dlen);
+		rnd_lun(bhs);
+		itool_put_be32(bhs + 16, rnd_itt());
+		itool_put_be32(bhs + 20, pct(90) ? 0xffffffff : (uint32_t)rnd64());
+		rnd_fill(bhs + ISDM_BHS_LEN, dlen);
+		consumes = 1;
+	} else if (r < 895) {	/* Task Management */
+		bhs = pdu_start(ISDM_OP_TMF_REQ | (pct(80) ? ISDM_BHS_IMMEDIATE : 0),
+				ISDM_BHS_FINAL | (pct(95) ? 1 + rnd(8) : rnd(128)), 0);
+		rnd_lun(bhs);
+		itool_put_be32(bhs + 16, rnd_itt());
+		itool_put_be32(bhs + 20, pct(60) ? RND_ITT_CMD + (uint32_t)idx - rnd(24) :
+			       (uint32_t)rnd64());
+		itool_put_be32(bhs + 32, cmd_sn - rnd(10));
+		itool_put_be32(bhs + 36, rnd(4));
+		consumes = 1;
+	} else if (r < 955) {	/* Text */
+		if (pct(60)) {
+			s = rnd_texts[rnd(ARRAY_SIZE(rnd_texts))];
+			dlen = strlen(s) + (pct(90) ? 1 : 0);
+		} else {
+			dlen = pct(20) ? 0 : rnd(512);
+			s = NULL;
+		}
+		bhs = pdu_start(ISDM_OP_TEXT_REQ | (pct(30) ? ISDM_BHS_IMMEDIATE : 0),
+				(pct(85) ? ISDM_BHS_FINAL : 0) | (pct(5) ? 0x40 : 0),
+				dlen);
+		itool_put_be32(bhs + 16, rnd_itt());
+		itool_put_be32(bhs + 20, pct(92) ? 0xffffffff : (uint32_t)rnd64());
+		if (s)
+			memcpy(bhs + ISDM_BHS_LEN, s, dlen);
+		else
+			rnd_fill(bhs + ISDM_BHS_LEN, dlen);
+		consumes = 1;
+	} else if (r < 963) {	/* Logout */
+		bhs = pdu_start(ISDM_OP_LOGOUT_REQ | (pct(80) ? ISDM_BHS_IMMEDIATE : 0),
+				ISDM_BHS_FINAL | (pct(90) ? rnd(3) : rnd(128)), 0);
+		itool_put_be32(bhs + 16, rnd_itt());
+		if (pct(10))
+			itool_put_be32(bhs + 20, rnd(65536) << 16);	/* CID */
+		consumes = 1;
+	} else if (r < 973) {	/* SNACK, forbidden with iSER */
+		bhs = pdu_start(ISDM_OP_SNACK, ISDM_BHS_FINAL | rnd(4), 0);
+		itool_put_be32(bhs + 16, rnd_itt());
+		itool_put_be32(bhs + 20, (uint32_t)rnd64());
+		itool_put_be32(bhs + 40, rnd(16));
+		itool_put_be32(bhs + 44, rnd(16));
+	} else if (r < 983) {	/* Login, in full feature phase */
+		dlen = pct(50) ? 0 : rnd(256);
+		bhs = pdu_start(ISDM_OP_LOGIN_REQ | ISDM_BHS_IMMEDIATE, rnd(256),
+				dlen);
+		itool_put_be32(bhs + 16, rnd_itt());
+		rnd_fill(bhs + ISDM_BHS_LEN, dlen);
+	} else if (r < 991) {	/* reserved, vendor or target opcodes */
+		do
+			op = rnd(64);
+		while (op <= ISDM_OP_LOGOUT_REQ || op == ISDM_OP_SNACK);
+		dlen = pct(50) ? 0 : rnd(256);
+		bhs = pdu_start(op, rnd(256), dlen);
+		itool_put_be32(bhs + 16, rnd_itt());
+		rnd_fill(bhs + ISDM_BHS_LEN, dlen);
+	} else if (r < 997) {	/* iSER Hello: first message only */
+		memset(t.tx_buf, 0, ISDM_HELLO_LEN);
+		t.tx_buf[0] = ISDM_OP_HELLO;
+		t.tx_buf[1] = pct(85) ? ISDM_ISER_VERSION << 4 | ISDM_ISER_VERSION :
+			      rnd(256);
+		t.tx_buf[3] = rnd(256);
+		*hello = 1;
+		return ISDM_HELLO_LEN;
+	}
+	if (r >= 997) {		/* more data than the target receives */
+		dlen = RND_MAX_DATA + 1 + rnd(4096);
+		bhs = pdu_start(ISDM_OP_NOP_OUT | ISDM_BHS_IMMEDIATE,
+				ISDM_BHS_FINAL, dlen);
+		itool_put_be32(bhs + 16, rnd_itt());
+		itool_put_be32(bhs + 20, 0xffffffff);
+		rnd_fill(bhs + ISDM_BHS_LEN, dlen);
+	}
+	if (r >= 695) {
+		if (consumes || pct(50)) {
+			itool_put_be32(bhs + 24, rnd_cmdsn(&exact));
+			itool_put_be32(bhs + 28, rnd_expstatsn());
+		}
+		if (pct(1)) {	/* an AHS on a PDU that has none */
+			words = 1 + rnd(2);
+			memmove(bhs + ISDM_BHS_LEN + words * 4,
+				bhs + ISDM_BHS_LEN, (dlen + 3) & ~3u);
+			for (i = 0; i < words * 4; i++)
+				bhs[ISDM_BHS_LEN + i] = rnd(256);
+			bhs[4] = words;
+		}
+		len = HDR + words * 4 + ((dlen + 3) & ~3u);
+	}
+	/* reserved bits of the iSER header, STags no one asked for */
+	if (pct(3))
+		t.tx_buf[0] |= rnd(4);
+	if (pct(2))
+		t.tx_buf[1 + rnd(3)] = rnd(256);
+	if (r >= 545 && pct(2))
+		rnd_stag(pct(50), 4096);
+	if (pct(1))		/* not a control-type iSER message */
+		t.tx_buf[0] = (t.tx_buf[0] & 0x0f) | (rnd(16) << 4);
+	if (consumes && exact && !(bhs[0] & ISDM_BHS_IMMEDIATE))
+		cmd_sn++;
+	return len;
+}
+
+/* -v: one line for each PDU sent */
+static void rnd_show(unsigned long idx, uint32_t len)
+{
+	const unsigned char *h = t.tx_buf, *bhs = h + ISDM_HDR_LEN_EXT;
+
+	if (len < HDR) {
+		printf("pdu %lu: iSER 0x%02x, %u bytes\n", idx, h[0], len);
+		return;
+	}
+	printf("pdu %lu: iSER 0x%02x op 0x%02x flags 0x%02x ahs %u dlen %u ",
+	       idx, h[0], bhs[0], bhs[1], bhs[4], itool_get_be24(bhs + 5));
+	printf("itt 0x%08x f20 0x%08x sn 0x%08x/0x%08x cdb0 0x%02x lun %02x%02x\n",
+	       itool_get_be32(bhs + 16), itool_get_be32(bhs + 20),
+	       itool_get_be32(bhs + 24), itool_get_be32(bhs + 28), bhs[32],
+	       bhs[8], bhs[9]);
+}
+
+/* what came back: sequence numbers, responses to malformed commands */
+static void rnd_note(const unsigned char *msg, int len)
+{
+	const unsigned char *bhs = msg + ISDM_HDR_LEN_EXT;
+	uint32_t itt, idx, exp;
+	unsigned char op;
+
+	if (len >= 1 && (msg[0] & ISDM_OP_MASK) == ISDM_OP_HELLO_REPLY) {
+		rs.hello_replies++;
+		return;
+	}
+	if (len < HDR)
+		return;
+	rs.responses++;
+	op = bhs[0] & ISDM_BHS_OPCODE_MASK;
+	itt = itool_get_be32(bhs + 16);
+	exp = itool_get_be32(bhs + 28);
+	if (op != ISDM_OP_NOP_IN || itt != 0xffffffff)
+		if (sn_gt(itool_get_be32(bhs + 24) + 1, exp_stat_sn))
+			exp_stat_sn = itool_get_be32(bhs + 24) + 1;
+	if (sn_gt(exp, cmd_sn))
+		cmd_sn = exp;
+	switch (op) {
+	case ISDM_OP_NOP_IN:
+		if (itt == ping_itt) {
+			ping_seen = 1;
+			cmd_sn = exp;	/* everything before the ping is done */
+		}
+		break;
+	case ISDM_OP_REJECT:
+		rs.rejects++;
+		break;
+	case ISDM_OP_SCSI_RSP:
+		if (itt == RND_ITT_CAP) {
+			cap_status = bhs[2] ? 0x100 : bhs[3];
+			cap_done = 1;
+			break;
+		}
+		idx = itt - RND_ITT_CMD;
+		if (itt < RND_ITT_CMD || idx >= first_pdu + count)
+			break;
+		if (verdict[idx] == V_BAD && !bhs[2] && !bhs[3]) {
+			rs.good_bad++;
+			fprintf(stderr, "iser_ffp: PDU %u (ITT 0x%08x): %s\n",
+				idx, itt, "malformed, got status GOOD");
+		} else if (verdict[idx] == V_BAD) {
+			rs.bad_answered++;
+		} else if (verdict[idx] == V_UNDERFED && !bhs[2] && !bhs[3]) {
+			rs.underfed_good++;
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+/* what came in during the last Send */
+static void rnd_drain(void)
+{
+	unsigned char *msg;
+	int len;
+
+	while (t.nr_stashed) {
+		len = itool_recv(&t, &msg, 0.001);
+		if (len >= 0)
+			rnd_note(msg, len);
+	}
+}
+
+/* wait until @done is set by rnd_note(); 0 when it was */
+static int rnd_wait(const int *done, double secs)
+{
+	double end = itool_now() + secs;
+	unsigned char *msg;
+	int len;
+
+	while (!*done && itool_now() < end) {
+		len = itool_recv(&t, &msg, end - itool_now());
+		if (len < 0)
+			break;
+		rnd_note(msg, len);
+	}
+	return *done ? 0 : -1;
+}
+
+/* an immediate ping; 0 when the NOP-In came, so all before it was read */
+static int rnd_ping(void)
+{
+	static uint32_t seq;
+	unsigned char *bhs;
+
+	ping_itt = RND_ITT_PING + (seq++ & 0x0fffffff);
+	ping_seen = 0;
+	bhs = pdu_start(ISDM_OP_NOP_OUT | ISDM_BHS_IMMEDIATE, ISDM_BHS_FINAL, 0);
+	itool_put_be32(bhs + 16, ping_itt);
+	itool_put_be32(bhs + 20, 0xffffffff);
+	itool_put_be32(bhs + 24, cmd_sn);
+	itool_put_be32(bhs + 28, exp_stat_sn);
+	if (send_buf(HDR))
+		return -1;
+	rnd_drain();
+	return rnd_wait(&ping_seen, WAIT_SEC);
+}
+
+/* READ CAPACITY (10) into the data buffer: the LUN's size */
+static int rnd_capacity(void)
+{
+	unsigned char *bhs;
+
+	cap_status = -1;
+	cap_done = 0;
+	bhs = pdu_start(ISDM_OP_SCSI_CMD, ISDM_BHS_FINAL | ISDM_BHS_CMD_READ, 0);
+	itool_put_be32(bhs + 16, RND_ITT_CAP);
+	itool_put_be32(bhs + 20, 8);
+	itool_put_be32(bhs + 24, cmd_sn++);
+	itool_put_be32(bhs + 28, exp_stat_sn);
+	memset(bhs + 32, 0, 16);
+	bhs[32] = 0x25;
+	t.tx_buf[0] |= ISDM_CTRL_RSV;
+	itool_put_be32(t.tx_buf + 16, data_mr->rkey);
+	itool_put_be32(t.tx_buf + 20, (uint64_t)(uintptr_t)data_buf >> 32);
+	itool_put_be32(t.tx_buf + 24, (uintptr_t)data_buf);
+	memset(data_buf, 0, 8);
+	if (send_buf(HDR))
+		return -1;
+	rnd_drain();
+	if (rnd_wait(&cap_done, WAIT_SEC) || cap_status)
+		return -1;
+	cap_blocks = (uint64_t)itool_get_be32(data_buf) + 1;
+	blk_len = itool_get_be32(data_buf + 4);
+	return blk_len ? 0 : -1;
+}
+
+static void rnd_hangup(void)
+{
+	if (t.id && !t.closed) {
+		rdma_disconnect(t.id);
+		itool_cm_wait(&t, RDMA_CM_EVENT_DISCONNECTED, 2);
+	}
+	if (data_mr)
+		ibv_dereg_mr(data_mr);
+	data_mr = NULL;
+	itool_verbs_destroy(&t);
+	if (t.ch)
+		rdma_destroy_event_channel(t.ch);
+	memset(&t, 0, sizeof(t));
+}
+
+/* a new connection and session; 0 when it is in full feature phase */
+static int rnd_session(const char *addr, const char *port)
+{
+	cmd_sn = 0;
+	exp_stat_sn = 0;
+	if (connect_target(addr, port) || login())
+		return -1;
+	data_mr = ibv_reg_mr(t.pd, data_buf, RND_DATA,
+			     IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
+			     IBV_ACCESS_REMOTE_WRITE);
+	if (!data_mr)
+		return -1;
+	if (!cap_blocks && rnd_capacity()) {
+		fprintf(stderr, "iser_ffp: READ CAPACITY failed (status 0x%x)\n",
+			cap_status);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * -m random: COUNT PDUs of the sequence SEED over as many connections as
+ * it takes. 0 when it ran (the summary line judges), 1 on a local error.
+ */
+static int random_run(const char *addr, const char *port)
+{
+	unsigned long idx = first_pdu, end = first_pdu + count;
+	unsigned int in_flight, fails = 0;
+	uint32_t saved_cmd_sn;
+	int hello, down, lost;
+	uint32_t len;
+
+	data_buf = aligned_alloc(4096, RND_DATA);
+	verdict = calloc(end + 1, 1);
+	if (!data_buf || !verdict || end >= 0x0fffffff)
+		return 1;
+	nr_rx = ITOOL_MAX_RX;
+	printf("random seed=%llu first=%lu count=%lu ", seed, first_pdu, count);
+	printf("(replay: iser_ffp -m random -s %llu -F %lu -N %lu)\n",
+	       seed, first_pdu, count);
+	fflush(stdout);
+	while (idx < end) {
+		if (rnd_session(addr, port)) {
+			rs.login_failed++;
+			rnd_hangup();
+			if (!cap_blocks && rs.connections == 0 && fails > 2)
+				return 1;
+			if (++fails >= 10)
+				break;
+			sleep(1);
+			continue;
+		}
+		fails = 0;
+		rs.connections++;
+		in_flight = 0;
+		down = 0;
+		lost = 0;
+		while (idx < end && !down) {
+			saved_cmd_sn = cmd_sn;
+			len = rnd_pdu(idx, &hello);
+			if (send_buf(len)) {
+				/* the connection went: this PDU again, next one */
+				cmd_sn = saved_cmd_sn;
+				down = 1;
+				lost = 1;
+				break;
+			}
+			if (verbose)
+				rnd_show(idx, len);
+			rs.sent++;
+			rs.bad += verdict[idx++] == V_BAD;
+			rnd_drain();
+			if (++in_flight < RND_WINDOW && idx < end && !t.closed)
+				continue;
+			in_flight = 0;
+			down = rnd_ping() != 0;
+		}
+		if (down && !t.closed)
+			itool_cm_wait(&t, RDMA_CM_EVENT_DISCONNECTED, 2);
+		if (down && !t.closed && !lost) {
+			/* up, but no answer to a ping within WAIT_SEC */
+			rs.stalled++;
+			fprintf(stderr, "iser_ffp: no answer to a ping after PDU %lu\n",
+				idx - 1);
+		} else if (down) {
+			rs.closed++;
+		}
+		rnd_hangup();
+	}
+	printf("random seed=%llu sent=%lu connections=%lu good_status_on_bad=%lu ",
+	       seed, rs.sent, rs.connections, rs.good_bad);
+	printf("closed=%lu stalled=%lu login_failed=%lu bad_cmds=%lu ",
+	       rs.closed, rs.stalled, rs.login_failed, rs.bad);
+	printf("bad_answered=%lu underfed_good=%lu responses=%lu rejects=%lu ",
+	       rs.bad_answered, rs.underfed_good, rs.responses, rs.rejects);
+	printf("hello_replies=%lu\n", rs.hello_replies);
+	fflush(stdout);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -590,8 +1463,20 @@ int main(int argc, char **argv)
 	int opt, nop_in = 0;
 	unsigned int i;
 
-	while ((opt = getopt(argc, argv, "m:n:i:")) != -1) {
+	while ((opt = getopt(argc, argv, "m:n:i:s:N:F:v")) != -1) {
 		switch (opt) {
+		case 'v':
+			verbose = 1;
+			continue;
+		case 's':
+			seed = strtoull(optarg, NULL, 0);
+			continue;
+		case 'N':
+			count = strtoul(optarg, NULL, 0);
+			continue;
+		case 'F':
+			first_pdu = strtoul(optarg, NULL, 0);
+			continue;
 		case 'n':
 			target_name = optarg;
 			continue;
@@ -613,8 +1498,16 @@ int main(int argc, char **argv)
 		mode = i;
 	}
 	if (argc - optind != 2) {
-		fprintf(stderr, "usage: iser_ffp [-m MODE] [-n TARGET] [-i INITIATOR] ADDR PORT\n");
+		fprintf(stderr, "usage: iser_ffp [-m MODE] [-n TARGET] [-i INITIATOR] %s\n",
+			"[-s SEED] [-N COUNT] [-F FIRST] [-v] ADDR PORT");
 		return 1;
+	}
+	if (mode == RANDOM) {
+		if (!target_name) {
+			fprintf(stderr, "iser_ffp: -m random needs -n TARGET\n");
+			return 1;
+		}
+		return random_run(argv[optind], argv[optind + 1]);
 	}
 	if (connect_target(argv[optind], argv[optind + 1])) {
 		fprintf(stderr, "iser_ffp: cannot connect to %s:%s (%s)\n",
@@ -642,11 +1535,18 @@ int main(int argc, char **argv)
 	if (mode == TEXTCONT)
 		snprintf(text, sizeof(text), "%d/%s", text_parts,
 			 text_final ? "final" : "none");
-	printf("login=ok hello_reply=%s reject=%s nop_in=%s closed=%s status=%s text=%s%s\n",
+	printf("login=ok hello_reply=%s reject=%s nop_in=%s closed=%s status=%s text=%s%s",
 	       hello_reply, reject, nop_in ? "yes" : "no",
 	       t.closed ? "yes" : "no", status, text,
 	       target_name ? (initial_r2t_no ? " initial_r2t=no" :
 			      " initial_r2t=yes") : "");
+	if (mode == GAP || mode == AFTERFAIL || mode == TMFSEQ) {
+		/* the old connection must go away in full: log in again */
+		rnd_hangup();
+		printf(" relogin=%s", connect_target(argv[optind], argv[optind + 1]) ||
+		       login() ? "failed" : "ok");
+	}
+	printf("\n");
 	fflush(stdout);
 	return 0;
 }
