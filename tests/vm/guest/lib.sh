@@ -410,6 +410,18 @@ vm_discover() {
 	iscsiadm -m discovery -t sendtargets -p "$VM_TGT_IP:$VM_TCP_PORT"
 }
 
+# vm_setup_node: what most single-guest scenarios start with: rxe devices,
+# the modules of both roles, the LIO target, iscsid, SendTargets discovery
+# over TCP, and a node record for the iSER portal.
+vm_setup_node() {
+	vm_rxe_up
+	vm_load_roles
+	vm_target_setup
+	vm_iscsid_start
+	vm_discover >/dev/null 2>&1 || vm_fail "SendTargets discovery failed"
+	vm_node_new
+}
+
 # vm_node_new: a node record for the iSER portal bound to the iser iface.
 vm_node_new() {
 	vm_must iscsiadm -m node -T "$VM_TARGET_IQN" -p "$VM_TGT_IP:$VM_ISER_PORT" \

@@ -17,12 +17,7 @@
 # The in-tree target does not listen again after a device removal, so this
 # scenario has no in-tree column.
 
-vm_rxe_up
-vm_load_roles
-vm_target_setup
-vm_iscsid_start
-vm_discover >/dev/null 2>&1 || vm_fail "SendTargets discovery failed"
-vm_node_new
+vm_setup_node
 vm_node_set node.session.timeo.replacement_timeout 300
 dev=$(vm_login_disk) || exit 1
 

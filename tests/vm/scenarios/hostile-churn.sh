@@ -23,12 +23,7 @@ portal=("$VM_TGT_IP" "$VM_ISER_PORT")
 secs=${CHURN_SECONDS:-60}
 par=/sys/module/ib_isert/parameters
 
-vm_rxe_up
-vm_load_roles
-vm_target_setup
-vm_iscsid_start
-vm_discover >/dev/null 2>&1 || vm_fail "SendTargets discovery failed"
-vm_node_new
+vm_setup_node
 
 mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
 ddc=/sys/kernel/debug/dynamic_debug/control

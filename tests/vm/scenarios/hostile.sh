@@ -14,12 +14,7 @@ peer=$VM_REPO/build/vm/tools/iser_peer
 [ -x "$peer" ] || vm_fail "$peer is missing (built by 'make vm-check' / 'make check')"
 portal=("$VM_TGT_IP" "$VM_ISER_PORT")
 
-vm_rxe_up
-vm_load_roles
-vm_target_setup
-vm_iscsid_start
-vm_discover >/dev/null 2>&1 || vm_fail "SendTargets discovery failed"
-vm_node_new
+vm_setup_node
 
 # 20 silent connections, held for 45 s (longer than prelogin_timeout, 15 s)
 "$peer" -n 20 -m silent -t 45 "${portal[@]}" >/tmp/silent.out 2>&1 &

@@ -7,12 +7,7 @@
 # reads back; then the initiator's RDMA device is removed under a live
 # session, added again, and the session recovers once more.
 
-vm_rxe_up
-vm_load_roles
-vm_target_setup
-vm_iscsid_start
-vm_discover >/dev/null 2>&1 || vm_fail "SendTargets discovery failed"
-vm_node_new
+vm_setup_node
 
 ini_check_data() {
 	cmp <(dd if="$dev" bs=1M count=4 iflag=direct status=none) /tmp/pattern ||

@@ -8,12 +8,7 @@
 # first session wrote (the data survives a new login), then write and read
 # its own.
 
-vm_rxe_up
-vm_load_roles
-vm_target_setup
-vm_iscsid_start
-vm_discover >/dev/null 2>&1 || vm_fail "SendTargets discovery failed"
-vm_node_new
+vm_setup_node
 
 sid_of() { # the (only) session's id
 	iscsiadm -m session 2>/dev/null | sed -n 's/^iser: \[\([0-9]*\)\].*/\1/p'

@@ -13,12 +13,7 @@
 # The kernel log must stay clean throughout (checked by the runner).
 
 tpg=/iscsi/$VM_TARGET_IQN/tpg1
-vm_rxe_up
-vm_load_roles
-vm_target_setup
-vm_iscsid_start
-vm_discover >/dev/null 2>&1 || vm_fail "SendTargets discovery failed"
-vm_node_new
+vm_setup_node
 vm_node_set node.session.timeo.replacement_timeout 90
 dev=$(vm_login_disk) || exit 1
 
