@@ -97,6 +97,12 @@ if [ "$VM_PEER_ROLE" = target ]; then
 		first=$(accepts)
 		vm_log "logins accepted after the first login: $first"
 	fi
+	# the initiator's MAC stays known through the outage (see the
+	# initiator's side below: soft-RoCE's GSI QP and failed ARP)
+	tnic=$(vm_peer_nic)
+	tmac=$(ip neigh show "$VM_INI_IP" dev "$tnic" | awk '{ for (i = 1; i < NF; i++) if ($i == "lladdr") print $(i + 1) }')
+	[ -n "$tmac" ] || tmac=52:54:00:12:78:02
+	ip neigh replace "$VM_INI_IP" lladdr "$tmac" dev "$tnic" nud permanent
 	# rcvd_pkts at the initiator's two samples within the outage
 	if wait_sig cut; then
 		rx_cut=$(rcvd_pkts)
@@ -107,6 +113,7 @@ if [ "$VM_PEER_ROLE" = target ]; then
 		vm_log "outage ends: rcvd_pkts $rx_end"
 		vm_peer_signal restore-ack
 	fi
+	ip neigh replace "$VM_INI_IP" lladdr "$tmac" dev "$tnic" nud reachable
 	# the host writes "done" once the initiator guest ended its scenario
 	# (logged out, torn down) or stopped; tear down only then
 	vm_peer_wait "done" 100000
@@ -170,7 +177,18 @@ rm -f /tmp/linkflap.rx
 (
 	sleep 4
 	if [ "$how" = --drop ]; then
-		vm_log "$nic drops everything for $secs s"
+		# The target's MAC stays known through the outage: without it,
+		# ARP fails during the outage, a CM message the kernel sends then
+		# (the DREQ of the failed connection, a reconnect's REQ) fails in
+		# soft-RoCE's transmit (send_err), which moves its GSI QP (QP1)
+		# to the error state for good on 6.12, and no CM message gets
+		# through after the link is back (seen once in a CI run: lqpn 1
+		# type GSI state ERR, sent_pkts standing still). A dropped
+		# packet, which is what a real outage gives, does not.
+		mac=$(ip neigh show "$VM_TGT_IP" dev "$nic" | awk '{ for (i = 1; i < NF; i++) if ($i == "lladdr") print $(i + 1) }')
+		[ -n "$mac" ] || mac=52:54:00:12:78:01
+		ip neigh replace "$VM_TGT_IP" lladdr "$mac" dev "$nic" nud permanent
+		vm_log "$nic drops everything for $secs s (neighbour $VM_TGT_IP pinned at $mac)"
 		tc qdisc add dev "$nic" root netem loss 100%
 		tc qdisc add dev "$nic" ingress
 		tc filter add dev "$nic" parent ffff: matchall action drop
@@ -191,6 +209,7 @@ rm -f /tmp/linkflap.rx
 	if [ "$how" = --drop ]; then
 		tc qdisc del dev "$nic" root
 		tc qdisc del dev "$nic" ingress
+		ip neigh replace "$VM_TGT_IP" lladdr "$mac" dev "$nic" nud reachable
 	else
 		ip link set "$nic" up
 	fi
