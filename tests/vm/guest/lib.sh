@@ -575,6 +575,19 @@ vm_iser_tgt_logout() {
 	wait "$VM_ISER_TGT_PID" || vm_fail "iser_tgt failed"
 }
 
+# vm_serves_after TAG: after a hostile peer, the target still serves a
+# normal initiator: iscsid, a node record, login, a verified fio job,
+# logout.
+vm_serves_after() {
+	local dev
+	vm_iscsid_start
+	vm_node_new
+	dev=$(vm_login_disk) || exit 1
+	printf '%s\n' "[$1]" 'rw=randwrite' 'bs=16k' 'iodepth=8' 'size=8M' |
+		vm_fio "$dev" "$1" || exit 1
+	vm_logout_check "$dev"
+}
+
 # ---------------------------------------------------------------------------
 # fio
 

@@ -45,7 +45,7 @@ vm_scen_dmesg | grep -q 'iser_dm: rxe0 removed: released' ||
 
 vm_must rdma link add rxe0 type rxe netdev veth0
 vm_wait 10 vm_rxe_active || vm_fail "rxe0 not ACTIVE after it was added again"
-vm_wait 90 sh -c "iscsiadm -m session -P 1 | grep -q 'iSCSI Session State: LOGGED_IN'" ||
+vm_wait 90 vm_logged_in ||
 	vm_fail "session not logged in again: $(iscsiadm -m session -P 1 2>&1 | grep -E 'State' | paste -sd ' ' -)"
 cmp "$pat" <(dd if="$dev" bs=64k count=64 iflag=direct status=none) ||
 	vm_fail "the 4 MiB written before the removal did not read back"

@@ -144,9 +144,4 @@ done
 vm_log "the target logged every refusal"
 
 # the target still serves a normal initiator
-vm_iscsid_start
-vm_node_new
-dev=$(vm_login_disk) || exit 1
-printf '%s\n' '[after-hostile]' 'rw=randwrite' 'bs=16k' 'iodepth=8' 'size=8M' |
-	vm_fio "$dev" after-hostile || exit 1
-vm_logout_check "$dev"
+vm_serves_after after-hostile

@@ -68,9 +68,4 @@ vm_tcli "/iscsi/$VM_TARGET_IQN/tpg1 set parameter InitialR2T=Yes"
 [ -z "$fails" ] || vm_fail "$fails"
 
 # the target still serves a normal initiator
-vm_iscsid_start
-vm_node_new
-dev=$(vm_login_disk) || exit 1
-printf '%s\n' '[after-random]' 'rw=randwrite' 'bs=16k' 'iodepth=8' 'size=8M' |
-	vm_fio "$dev" after-random || exit 1
-vm_logout_check "$dev"
+vm_serves_after after-random

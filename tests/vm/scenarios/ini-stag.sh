@@ -57,10 +57,7 @@ case $line in
 *) verdict="iser_tgt did not try the late write: $line" ;;
 esac
 
-logged_in() {
-	iscsiadm -m session -P 1 2>/dev/null | grep -q 'iSCSI Session State: LOGGED_IN'
-}
-vm_wait 60 logged_in ||
+vm_wait 60 vm_logged_in ||
 	vm_fail "${verdict:+$verdict; }no session after the late-write case"
 
 # the abort-late connection: a passthrough READ of block 1000, SCSI
@@ -87,7 +84,7 @@ if [ "$VM_INITIATOR" = ours ]; then
 		verdict="${verdict:+$verdict; }no 'error handling: invalidated N MR(s)' line"
 fi
 
-vm_wait 60 logged_in ||
+vm_wait 60 vm_logged_in ||
 	vm_fail "${verdict:+$verdict; }no session after the abort-late case"
 cmp <(dd if="$dev" bs=4096 count=256 iflag=direct status=none) \
 	<(head -c 1M /dev/zero) ||
