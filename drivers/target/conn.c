@@ -230,6 +230,7 @@ static void ist_free_work(struct work_struct *work)
 {
 	struct ist_conn *ic = container_of(work, struct ist_conn, free_work);
 
+	cancel_delayed_work_sync(&ic->rdma_retry_work);
 	/* the id first: no handler can then see the connection half gone */
 	isdm_queues_destroy_id(&ic->q);
 	ist_conn_destroy_bufs(ic);
@@ -564,6 +565,9 @@ static int ist_connect_request(struct rdma_cm_id *cm_id,
 	INIT_DELAYED_WORK(&ic->prelogin_work, ist_prelogin_timeout);
 	INIT_WORK(&ic->release_work, ist_release_work);
 	INIT_WORK(&ic->free_work, ist_free_work);
+	INIT_LIST_HEAD(&ic->rdma_wait);
+	spin_lock_init(&ic->rdma_wait_lock);
+	INIT_DELAYED_WORK(&ic->rdma_retry_work, ist_rdma_retry_work);
 
 	ic->dev = isdm_device_get(cm_id->device);
 	if (IS_ERR(ic->dev)) {
@@ -595,15 +599,22 @@ static int ist_connect_request(struct rdma_cm_id *cm_id,
 	 * full feature phase (ist_get_rx_pdu() posts what the session's
 	 * window needs). Sends: one response per receive buffer plus a few
 	 * unexpected PDUs. RDMA: IST_MAX_RDMA_CMDS commands of IST_RDMA_PAGES
-	 * pages each, split into as many WRs as the device's SGE limit for
-	 * RDMA Reads demands (rdma_rw adds one send WR per context).
+	 * pages each, in as many contexts as rdma_rw splits such a command
+	 * into (by the SGEs of an RDMA Read, or the pages of an MR where it
+	 * registers them); rdma_create_qp() adds their WRs to the send
+	 * queue. Send SGEs: the device's limit, which is also how many pages
+	 * one RDMA Write carries (rdma_rw takes its per-WR limits from the
+	 * QP): with 2, a 32 MiB command needed 4096 WRs, more than the whole
+	 * send queue, and could never be posted.
 	 */
 	qa.recv_wr = IST_MAX_RX;
 	qa.send_wr = IST_MAX_RX + IST_EXTRA_SENDS;
 	qa.rdma_ctxs = IST_MAX_RDMA_CMDS *
-		DIV_ROUND_UP(IST_RDMA_PAGES,
-			     max_t(u32, 1, ic->dev->ib_dev->attrs.max_sge_rd));
-	qa.send_sge = 2;
+		rdma_rw_mr_factor(ic->dev->ib_dev, cm_id->port_num,
+				  IST_RDMA_PAGES);
+	qa.send_sge = ic->dev->ib_dev->attrs.max_send_sge;
+	ic->rdma_wrs = qa.rdma_ctxs;
+	atomic_set(&ic->rdma_avail, ic->rdma_wrs);
 	qa.poll_ctx = IB_POLL_WORKQUEUE;
 	qa.qp_context = ic;
 	qa.event_handler = ist_qp_event;
@@ -951,6 +962,7 @@ void ist_wait_conn(struct iscsit_conn *conn)
 	mutex_unlock(&ic->lock);
 
 	isdm_queues_drain(&ic->q);
+	ist_rdma_wait_stop(ic);
 	ist_put_unsol_pending_cmds(conn);
 	if (conn->sess) {
 		struct target_cmd_counter *cnt = conn->cmd_cnt;

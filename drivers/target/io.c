@@ -66,12 +66,78 @@ static void ist_rw_destroy(struct ist_cmd *icmd)
 	struct se_cmd *se_cmd = &icmd->cmd->se_cmd;
 	struct ist_conn *ic = icmd->conn;
 
+	/* set only by the command's owner; cleared under the lock */
+	if (READ_ONCE(icmd->rdma_waiting)) {
+		spin_lock_bh(&ic->rdma_wait_lock);
+		if (icmd->rdma_waiting) {
+			list_del_init(&icmd->wait_entry);
+			icmd->rdma_waiting = false;
+		}
+		spin_unlock_bh(&ic->rdma_wait_lock);
+	}
 	if (!icmd->rw_init)
 		return;
 	rdma_rw_ctx_destroy(&icmd->rw, ic->q.qp, ic->cm_id->port_num,
 			    se_cmd->t_data_sg, se_cmd->t_data_nents,
 			    target_reverse_dma_direction(se_cmd));
 	icmd->rw_init = false;
+}
+
+/*
+ * rdma_rw_ctx_init() for the command's data: 0, -EAGAIN when memory is
+ * short, or -EMSGSIZE (the context destroyed again) when the transfer
+ * needs more work requests than the send queue can ever hold for RDMA (a
+ * huge EDTL), since no post of it would ever fit.
+ */
+static int ist_rw_init(struct ist_cmd *icmd, u32 offset, u64 remote, u32 rkey,
+		       enum dma_data_direction dir)
+{
+	struct se_cmd *se_cmd = &icmd->cmd->se_cmd;
+	struct ist_conn *ic = icmd->conn;
+	int ret;
+
+	ret = rdma_rw_ctx_init(&icmd->rw, ic->q.qp, ic->cm_id->port_num,
+			       se_cmd->t_data_sg, se_cmd->t_data_nents, offset,
+			       remote, rkey, dir);
+	if (ret < 0)
+		return ret == -ENOMEM ? -EAGAIN : ret;
+	icmd->rw_init = true;
+	icmd->rdma_need = ret;
+	if ((u32)ret > ic->rdma_wrs) {
+		pr_warn_ratelimited("%pISpc: ITT 0x%08x: %u bytes need %d RDMA work requests, the send queue holds %u: command failed\n",
+				    &ic->src, be32_to_cpu((__force __be32)icmd->cmd->init_task_tag),
+				    se_cmd->data_length - offset, ret,
+				    ic->rdma_wrs);
+		ist_rw_destroy(icmd);
+		return -EMSGSIZE;
+	}
+	return 0;
+}
+
+/* Take the send queue room @icmd's RDMA WRs need; false if it is not free. */
+static bool ist_rdma_reserve(struct ist_cmd *icmd)
+{
+	struct ist_conn *ic = icmd->conn;
+
+	if (atomic_sub_return(icmd->rdma_need, &ic->rdma_avail) < 0) {
+		atomic_add(icmd->rdma_need, &ic->rdma_avail);
+		return false;
+	}
+	icmd->rdma_held = icmd->rdma_need;
+	return true;
+}
+
+/* Give it back: its last WR completed, or the post failed. */
+static void ist_rdma_unreserve(struct ist_cmd *icmd)
+{
+	struct ist_conn *ic = icmd->conn;
+
+	if (!icmd->rdma_held)
+		return;
+	atomic_add(icmd->rdma_held, &ic->rdma_avail);
+	icmd->rdma_held = 0;
+	if (!list_empty_careful(&ic->rdma_wait))
+		mod_delayed_work(ist_wq, &ic->rdma_retry_work, 0);
 }
 
 static void ist_unlink_cmd(struct iscsit_conn *conn, struct iscsit_cmd *cmd)
@@ -251,6 +317,8 @@ static void ist_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct iscsit_cmd *cmd = icmd->cmd;
 
 	ist_unmap_pdu(icmd);
+	/* the RDMA Writes of Data-In went before this Send */
+	ist_rdma_unreserve(icmd);
 	if (wc->status != IB_WC_SUCCESS) {
 		if (wc->status != IB_WC_WR_FLUSH_ERR)
 			ist_conn_fail(ic, "send failed", wc->status);
@@ -297,6 +365,7 @@ static void ist_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct ist_conn *ic = icmd->conn;
 	struct iscsit_cmd *cmd = icmd->cmd;
 
+	ist_rdma_unreserve(icmd);
 	if (wc->status != IB_WC_SUCCESS) {
 		if (wc->status != IB_WC_WR_FLUSH_ERR)
 			ist_conn_fail(ic, "RDMA Read failed", wc->status);
@@ -706,7 +775,6 @@ int ist_queue_data_in(struct iscsit_conn *conn, struct iscsit_cmd *cmd)
 {
 	struct ist_cmd *icmd = iscsit_priv_cmd(cmd);
 	struct ist_conn *ic = conn->context;
-	struct se_cmd *se_cmd = &cmd->se_cmd;
 	u8 bhs[ISCSI_HDR_LEN] = {};
 	u32 port = ic->cm_id->port_num;
 	u64 remote;
@@ -723,35 +791,140 @@ int ist_queue_data_in(struct iscsit_conn *conn, struct iscsit_cmd *cmd)
 	/* ZBVA: the tagged offset is the buffer offset (RFC 5046 9.5.2) */
 	remote = ic->mode.zbva ? 0 : icmd->stags.read_va;
 	if (!icmd->rw_init) {
-		ret = rdma_rw_ctx_init(&icmd->rw, ic->q.qp, port,
-				       se_cmd->t_data_sg, se_cmd->t_data_nents,
-				       0, remote, icmd->stags.read_stag,
-				       DMA_TO_DEVICE);
-		if (ret < 0)
+		ret = ist_rw_init(icmd, 0, remote, icmd->stags.read_stag,
+				  DMA_TO_DEVICE);
+		if (ret)
 			goto unmap;
-		icmd->rw_init = true;
 	}
 	icmd->tx.wr.num_sge = icmd->tx.num_sge;
+	if (!ist_rdma_reserve(icmd)) {
+		ret = -EAGAIN;	/* LIO's queue-full work tries again */
+		goto unmap;
+	}
 	/* the RDMA Writes go first; only the response Send completes */
 	ret = rdma_rw_ctx_post(&icmd->rw, ic->q.qp, port, NULL, &icmd->tx.wr);
-	if (ret < 0)
+	if (ret < 0) {
+		ist_rdma_unreserve(icmd);
 		goto unmap;
+	}
 	return 0;
 unmap:
 	ist_unmap_pdu(icmd);
 	return ret == -ENOMEM ? -EAGAIN : ret;
 }
 
+/* Post a command's RDMA Reads; -ENOMEM while the send queue is full. */
+static int ist_post_reads(struct ist_cmd *icmd)
+{
+	struct ist_conn *ic = icmd->conn;
+	int ret;
+
+	if (!ist_rdma_reserve(icmd))
+		return -ENOMEM;
+	icmd->tx.cqe.done = ist_rdma_read_done;
+	ret = rdma_rw_ctx_post(&icmd->rw, ic->q.qp, ic->cm_id->port_num,
+			       &icmd->tx.cqe, NULL);
+	if (ret) {
+		/* no kick: the caller queues it and tries again later */
+		atomic_add(icmd->rdma_held, &ic->rdma_avail);
+		icmd->rdma_held = 0;
+	}
+	return ret;
+}
+
+/* Under rdma_wait_lock: queue @icmd, and the retry if the list was empty. */
+static void ist_rdma_wait_add(struct ist_conn *ic, struct ist_cmd *icmd,
+			      bool failed)
+{
+	icmd->rdma_failed = failed;
+	icmd->rdma_waiting = true;
+	list_add_tail(&icmd->wait_entry, &ic->rdma_wait);
+	if (!failed)
+		mod_delayed_work(ist_wq, &ic->rdma_retry_work, 1);
+}
+
+/**
+ * ist_rdma_retry_work() - post the RDMA Reads that waited for send queue room
+ * @work: the connection's @rdma_retry_work
+ *
+ * In arrival order; runs again one tick later while the queue is full.
+ */
+void ist_rdma_retry_work(struct work_struct *work)
+{
+	struct ist_conn *ic = container_of(to_delayed_work(work),
+					   struct ist_conn, rdma_retry_work);
+	struct ist_cmd *icmd, *tmp;
+	bool again = false;
+	int ret, err = 0;
+
+	spin_lock_bh(&ic->rdma_wait_lock);
+	list_for_each_entry_safe(icmd, tmp, &ic->rdma_wait, wait_entry) {
+		if (ic->rdma_wait_stopped)
+			break;
+		if (icmd->rdma_failed)
+			continue;
+		ret = ist_post_reads(icmd);
+		if (ret == -ENOMEM) {
+			again = true;
+			break;
+		}
+		if (ret) {
+			icmd->rdma_failed = true;
+			err = ret;
+			continue;
+		}
+		list_del_init(&icmd->wait_entry);
+		icmd->rdma_waiting = false;
+	}
+	if (again && !ic->rdma_wait_stopped)
+		mod_delayed_work(ist_wq, &ic->rdma_retry_work, 1);
+	spin_unlock_bh(&ic->rdma_wait_lock);
+	if (err)
+		ist_conn_fail(ic, "posting RDMA Reads failed", err);
+}
+
+/**
+ * ist_rdma_wait_stop() - drop the commands still waiting to post RDMA Reads
+ * @ic: a closing connection, its queues drained
+ *
+ * Each is put as if its RDMA Read had been flushed.
+ */
+void ist_rdma_wait_stop(struct ist_conn *ic)
+{
+	struct ist_cmd *icmd, *tmp;
+	LIST_HEAD(drop);
+
+	spin_lock_bh(&ic->rdma_wait_lock);
+	ic->rdma_wait_stopped = true;
+	list_splice_init(&ic->rdma_wait, &drop);
+	list_for_each_entry(icmd, &drop, wait_entry)
+		icmd->rdma_waiting = false;
+	spin_unlock_bh(&ic->rdma_wait_lock);
+	cancel_delayed_work_sync(&ic->rdma_retry_work);
+
+	list_for_each_entry_safe(icmd, tmp, &drop, wait_entry) {
+		list_del_init(&icmd->wait_entry);
+		ist_put_cmd(icmd, true);
+	}
+}
+
+/*
+ * Fetch a WRITE's data with RDMA Reads. LIO ignores what this returns when
+ * it calls it for a command that had immediate or unsolicited data
+ * (iscsit_execute_cmd(), iscsit_check_dataout_payload()), so every outcome
+ * is handled here and 0 returned: posted; or, with the send queue full,
+ * queued on @ic->rdma_wait behind the commands already waiting there and
+ * posted by ist_rdma_retry_work(); or, where it can never be posted, the
+ * connection fails and its teardown drops the command.
+ */
 int ist_get_dataout(struct iscsit_conn *conn, struct iscsit_cmd *cmd,
 		    bool recovery)
 {
 	struct ist_cmd *icmd = iscsit_priv_cmd(cmd);
 	struct ist_conn *ic = conn->context;
-	struct se_cmd *se_cmd = &cmd->se_cmd;
-	u32 port = ic->cm_id->port_num;
 	u32 done = cmd->write_data_done;
 	u64 remote;
-	int ret;
+	int ret = 0;
 
 	if (!icmd->stags.wsv)
 		return -EINVAL;	/* isdm_check_cmd_stags() prevents this */
@@ -761,19 +934,28 @@ int ist_get_dataout(struct iscsit_conn *conn, struct iscsit_cmd *cmd,
 	 * unsolicited (the Linux convention, Documentation/wire-protocol.md).
 	 */
 	remote = ic->mode.zbva ? done : icmd->stags.write_va;
-	if (!icmd->rw_init) {
-		ret = rdma_rw_ctx_init(&icmd->rw, ic->q.qp, port,
-				       se_cmd->t_data_sg, se_cmd->t_data_nents,
-				       done, remote, icmd->stags.write_stag,
-				       DMA_FROM_DEVICE);
-		if (ret < 0)
-			return ret == -ENOMEM ? -EAGAIN : ret;
-		icmd->rw_init = true;
+	if (!icmd->rw_init)
+		ret = ist_rw_init(icmd, done, remote, icmd->stags.write_stag,
+				  DMA_FROM_DEVICE);
+
+	spin_lock_bh(&ic->rdma_wait_lock);
+	if (ic->rdma_wait_stopped) {
+		spin_unlock_bh(&ic->rdma_wait_lock);
+		return -ECONNRESET;
 	}
-	icmd->tx.cqe.done = ist_rdma_read_done;
-	ret = rdma_rw_ctx_post(&icmd->rw, ic->q.qp, port, &icmd->tx.cqe, NULL);
-	if (ret < 0)
-		return ret == -ENOMEM ? -EAGAIN : ret;
+	if (!ret && list_empty(&ic->rdma_wait)) {
+		ret = ist_post_reads(icmd);
+		if (!ret) {
+			spin_unlock_bh(&ic->rdma_wait_lock);
+			return 0;
+		}
+	} else if (!ret) {
+		ret = -ENOMEM;	/* behind those waiting */
+	}
+	ist_rdma_wait_add(ic, icmd, ret != -ENOMEM);
+	spin_unlock_bh(&ic->rdma_wait_lock);
+	if (ret != -ENOMEM)
+		ist_conn_fail(ic, "cannot fetch a WRITE's data", ret);
 	return 0;
 }
 

@@ -37,8 +37,10 @@
 #define IST_MAX_RDMA_CMDS	256
 /*
  * I/O size (in 4 KiB pages) the send queue is sized for: 512 KiB, Linux
- * initiators' default. Larger I/Os work; when the send queue is full LIO
- * retries (-EAGAIN).
+ * initiators' default. Larger I/Os work (up to IST_MAX_RDMA_CMDS times
+ * this in one command). When the send queue is full, Data-In waits in
+ * LIO's queue-full retry (-EAGAIN) and RDMA Reads on the connection's
+ * rdma_wait list.
  */
 #define IST_RDMA_PAGES		128
 
@@ -151,6 +153,11 @@ struct ist_tx_desc {
  * @established: the CM reported ESTABLISHED
  * @mode: header form and Send with Invalidate, fixed at accept
  * @ord: RDMA Reads we may have outstanding (CM initiator depth)
+ * @rdma_wrs: RDMA work requests the send queue holds besides the sends; a
+ *	command whose transfer needs more can never be posted
+ * @rdma_avail: how many of those are free now: a context is posted only
+ *	when all its WRs fit, since a post that does not fit leaves part of
+ *	its chain in the queue
  * @src: the peer's address, for the per-source pre-login bound
  * @login_rx: the login receive buffer
  * @login_len: bytes received in it
@@ -181,6 +188,13 @@ struct ist_tx_desc {
  * @hello_reply: its bytes
  * @ffp_seen: a full-feature message arrived (a Hello must come first)
  * @ctrl_cnt: control completions (TMF, Reject, Text) still running
+ * @rdma_wait: commands whose RDMA Reads did not fit in the send queue yet,
+ *	in arrival order (under @rdma_wait_lock)
+ * @rdma_wait_lock: protects @rdma_wait and @rdma_wait_stopped; held while
+ *	such a command is posted, so that it is not destroyed meanwhile
+ * @rdma_wait_stopped: the connection is closing: nothing more is posted
+ * @rdma_retry_work: posts what waits on @rdma_wait, one tick after it was
+ *	queued, until it is empty
  */
 struct ist_conn {
 	enum ist_cm_kind	cm_kind;
@@ -197,6 +211,8 @@ struct ist_conn {
 	bool			established;
 	struct isdm_mode	mode;
 	u8			ord;
+	u32			rdma_wrs;
+	atomic_t		rdma_avail;
 	struct sockaddr_storage	src;
 
 	struct isdm_rx_desc	login_rx;
@@ -224,6 +240,10 @@ struct ist_conn {
 	struct isdm_hello_reply	hello_reply;
 	bool			ffp_seen;
 	atomic_t		ctrl_cnt;
+	struct list_head	rdma_wait;
+	spinlock_t		rdma_wait_lock;	/* @rdma_wait, @rdma_wait_stopped */
+	bool			rdma_wait_stopped;
+	struct delayed_work	rdma_retry_work;
 };
 
 /**
@@ -236,6 +256,13 @@ struct ist_conn {
  * @pdu_len: its length
  * @rw: RDMA Read/Write context
  * @rw_init: @rw was initialised
+ * @rdma_need: work requests @rw takes when posted
+ * @rdma_held: work requests of @ic->rdma_avail it holds while posted; given
+ *	back by the completion of its last WR
+ * @rdma_waiting: on the connection's @rdma_wait list
+ * @rdma_failed: its RDMA Reads can never be posted; the connection is
+ *	failing and its teardown drops the command
+ * @wait_entry: on the connection's @rdma_wait list
  * @comp_work: runs LIO's post handlers after a control response
  */
 struct ist_cmd {
@@ -247,6 +274,11 @@ struct ist_cmd {
 	u32			pdu_len;
 	struct rdma_rw_ctx	rw;
 	bool			rw_init;
+	u32			rdma_need;
+	u32			rdma_held;
+	bool			rdma_waiting;
+	bool			rdma_failed;
+	struct list_head	wait_entry;
 	bool			tmf_acked;
 	struct work_struct	comp_work;
 };
@@ -292,6 +324,8 @@ void ist_aborted_task(struct iscsit_conn *conn, struct iscsit_cmd *cmd);
 enum target_prot_op ist_get_sup_prot_ops(struct iscsit_conn *conn);
 void ist_put_unsol_pending_cmds(struct iscsit_conn *conn);
 void ist_put_parked_cmds(struct iscsit_conn *conn);
+void ist_rdma_retry_work(struct work_struct *work);
+void ist_rdma_wait_stop(struct ist_conn *ic);
 void ist_log_waiting_cmds(struct ist_conn *ic);
 
 #endif /* IST_H */

@@ -47,6 +47,18 @@
 # 14. tmfseq: a TMF in CmdSN order (not immediate) that LIO answers
 #     itself (TARGET WARM RESET, not authorized) must not hold up the
 #     teardown (a new login works);
+# 15. bigio: not hostile, only large: a WRITE(10) of 65535 blocks (32 MiB,
+#     fetched with RDMA Reads) and a READ(10) of them back both end with
+#     GOOD and the data reads back (before the fix the target's RDMA
+#     Reads of one such command needed more work requests than its send
+#     queue could ever hold: never posted, the DataOut timer closed the
+#     connection, whose teardown then waited for the command for ever);
+# 16. bigq: 24 WRITEs of 16 MiB at once, each with 4 KiB of immediate data
+#     and F=1, need more RDMA Read work requests than the send queue
+#     holds: each ends with GOOD and the data reads back (LIO ignores what
+#     the transport returns when it asks for the rest of a command with
+#     immediate data, so a full send queue must be waited out by the
+#     transport, not reported);
 # the target names each refusal in its log, and a normal login with
 # verified data works afterwards. Every case runs even when an earlier
 # one failed; the reasons are reported together.
@@ -125,6 +137,8 @@ done
 ffp_run cmdsngap 'login=ok .*nop_in=yes closed=no .*relogin=ok' "${norm[@]}"
 ffp_run afterfail 'login=ok .*closed=yes .*relogin=ok' "${norm[@]}"
 ffp_run tmfseq 'login=ok .*nop_in=yes closed=no .*relogin=ok' "${norm[@]}"
+ffp_run bigio 'login=ok .*nop_in=yes closed=no .*bigio bytes=[1-9][0-9]* write=0x00 read=0x00 verify=ok' "${norm[@]}"
+ffp_run bigq 'login=ok .*nop_in=yes closed=no .*bigq cmds=24 bytes=16777216 good=24 bad=0\(none\) read=0x00 verify=ok' "${norm[@]}"
 vm_tcli "/iscsi/$VM_TARGET_IQN/tpg1 set parameter InitialR2T=Yes"
 
 klog=$(vm_scen_dmesg)

@@ -60,6 +60,22 @@
  *   tmfseq   a TARGET WARM RESET, not immediate, in CmdSN order, which LIO
  *            refuses (not authorized) without the target core; a ping,
  *            then a new login, which must work
+ *   bigio    not hostile, only large: READ CAPACITY, then a WRITE(10) of
+ *            as many blocks as fit in 32 MiB (at most 65535) from LBA 0,
+ *            all of it fetched by the target with RDMA Reads (no
+ *            immediate data, F=1, a Write STag on a 32 MiB buffer of a
+ *            pattern), then a READ(10) of the same blocks into the zeroed
+ *            buffer; each must end with GOOD within 60 s and the data
+ *            must read back. Appends to its line
+ *            "bigio bytes=N write=0xSS|none read=0xSS|none verify=ok|bad"
+ *   bigq     24 WRITE(10)s of 16 MiB at once, each with 4 KiB of
+ *            immediate data and F=1 (LIO then ignores what the
+ *            transport's get_dataout returns), the rest fetched with RDMA
+ *            Reads: more work requests than the target's send queue
+ *            holds, and with ORD 1 they wait there. Each must end with
+ *            GOOD within 60 s, then the first 16 MiB read back. Appends
+ *            "bigq cmds=24 bytes=16777216 good=G bad=B(0xSS|none)
+ *            read=0xSS|none verify=ok|bad"
  *
  * and, with -n, the randomized mode:
  *
@@ -152,14 +168,14 @@
 enum mode {
 	NOP, HELLO, SNACK, LOGIN, SCSI, BADDLEN, BIGSEND, TEXTCONT,
 	AHS0, AHSOVER, AHSTYPE, AHSNOP, AHSSHORT, CDBLONG, ECDB, BIDI, IMMF1,
-	GAP, AFTERFAIL, TMFSEQ, RANDOM,
+	GAP, AFTERFAIL, TMFSEQ, BIGIO, BIGQ, RANDOM,
 };
 
 static const char *const mode_names[] = {
 	"nop", "hello", "snack", "login", "scsi", "baddlen", "bigsend",
 	"textcont", "ahs0", "ahsover", "ahstype", "ahsnop", "ahsshort",
 	"cdblong", "ecdb", "bidi", "immf1", "cmdsngap", "afterfail", "tmfseq",
-	"random",
+	"bigio", "bigq", "random",
 };
 
 static struct itool t;
@@ -675,6 +691,214 @@ static const char *hello(void)
 	    (msg[0] & ISDM_OP_MASK) != ISDM_OP_HELLO_REPLY)
 		return "none";
 	return msg[0] & ISDM_HELLO_REPLY_REJ ? "rejected" : "ok";
+}
+
+#define BIG_DATA	(32u << 20)
+#define BIG_WAIT	60
+
+static unsigned char *big_buf;
+static struct ibv_mr *big_mr;
+
+static void big_status(char *buf, size_t size, int st);
+
+/*
+ * Send one command of -m bigio or bigq: CDB @op (READ CAPACITY(10): 8
+ * bytes in), @blocks blocks of @blen from @lba, the first @imm bytes of
+ * big_buf as immediate data, its Read or Write STag on big_buf (an
+ * absolute address: the first byte not sent as immediate data).
+ */
+static int big_send(unsigned char op, uint32_t itt, uint32_t lba,
+		    uint32_t blocks, uint32_t blen, uint32_t imm)
+{
+	int write = op == 0x2a;
+	uint32_t edtl = op == 0x25 ? 8 : blocks * blen;
+	uint64_t va = (uintptr_t)big_buf + imm;
+	unsigned char *bhs, *h = t.tx_buf;
+
+	bhs = pdu_start(ISDM_OP_SCSI_CMD, ISDM_BHS_FINAL |
+			(write ? ISDM_BHS_CMD_WRITE : ISDM_BHS_CMD_READ), imm);
+	itool_put_be32(bhs + 16, itt);
+	itool_put_be32(bhs + 20, edtl);
+	itool_put_be32(bhs + 24, cmd_sn++);
+	itool_put_be32(bhs + 28, exp_stat_sn);
+	memset(bhs + 32, 0, 16);
+	bhs[32] = op;
+	if (op != 0x25) {
+		itool_put_be32(bhs + 32 + 2, lba);
+		bhs[32 + 7] = blocks >> 8;
+		bhs[32 + 8] = blocks;
+	}
+	memcpy(bhs + ISDM_BHS_LEN, big_buf, imm);
+	h[0] |= write ? ISDM_CTRL_WSV : ISDM_CTRL_RSV;
+	itool_put_be32(h + (write ? 4 : 16), big_mr->rkey);
+	itool_put_be32(h + (write ? 8 : 20), va >> 32);
+	itool_put_be32(h + (write ? 12 : 24), va);
+	return send_buf(HDR + imm);
+}
+
+/*
+ * The status of the next SCSI Response to an ITT in [@itt, @itt + @n): the
+ * SCSI status, 0x100 | the iSCSI response where that is not 0, or -1 when
+ * none came within BIG_WAIT seconds.
+ */
+static int big_wait(uint32_t itt, uint32_t n)
+{
+	double end = itool_now() + BIG_WAIT;
+	unsigned char *bhs, *msg;
+	int len;
+
+	while (itool_now() < end) {
+		len = itool_recv(&t, &msg, end - itool_now());
+		if (len < HDR)
+			return -1;
+		bhs = msg + ISDM_HDR_LEN_EXT;
+		if ((bhs[0] & ISDM_BHS_OPCODE_MASK) != ISDM_OP_SCSI_RSP ||
+		    itool_get_be32(bhs + 16) - itt >= n)
+			continue;	/* e.g. a NOP-In ping of the target */
+		exp_stat_sn = itool_get_be32(bhs + 24) + 1;
+		return bhs[2] ? 0x100 | bhs[2] : bhs[3];
+	}
+	return -1;
+}
+
+static int big_cmd(unsigned char op, uint32_t blocks, uint32_t blen)
+{
+	if (big_send(op, 0x6000 + op, 0, blocks, blen, 0))
+		return -1;
+	return big_wait(0x6000 + op, 1);
+}
+
+static uint32_t big_pattern(uint32_t i)
+{
+	return i * 2654435761u ^ 0x1badcafe;
+}
+
+static void big_fill(uint32_t bytes)
+{
+	uint32_t i;
+
+	for (i = 0; i < bytes; i += 4)
+		itool_put_be32(big_buf + i, big_pattern(i));
+}
+
+/* read @blocks from LBA 0 back into the zeroed buffer: "ok" or "bad" */
+static const char *big_verify(uint32_t blocks, uint32_t blen, char *st,
+			      size_t size)
+{
+	uint32_t i, bytes = blocks * blen;
+	int ret;
+
+	memset(big_buf, 0, bytes);
+	ret = big_cmd(0x28, blocks, blen);
+	big_status(st, size, ret);
+	if (ret)
+		return "bad";
+	for (i = 0; i < bytes; i += 4)
+		if (itool_get_be32(big_buf + i) != big_pattern(i))
+			return "bad";
+	return "ok";
+}
+
+/* register big_buf and read the capacity: blocks, or 0 */
+static uint64_t big_setup(uint32_t *blen)
+{
+	big_buf = aligned_alloc(4096, BIG_DATA);
+	if (!big_buf)
+		return 0;
+	memset(big_buf, 0, BIG_DATA);
+	big_mr = ibv_reg_mr(t.pd, big_buf, BIG_DATA,
+			    IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
+			    IBV_ACCESS_REMOTE_WRITE);
+	if (!big_mr || big_cmd(0x25, 0, 0))
+		return 0;
+	*blen = itool_get_be32(big_buf + 4);
+	if (!*blen || *blen > BIG_DATA)
+		return 0;
+	return (uint64_t)itool_get_be32(big_buf) + 1;
+}
+
+static void big_status(char *buf, size_t size, int st)
+{
+	if (st < 0)
+		snprintf(buf, size, "none");
+	else
+		snprintf(buf, size, "0x%02x", st);
+}
+
+/* -m bigio: the line it appends to the summary */
+static void big_io(char *out, size_t size)
+{
+	uint32_t blocks = 0, blen = 0, bytes = 0;
+	char ws[16] = "none", rs_[16] = "none";
+	const char *verify = "bad";
+	uint64_t cap;
+	int st;
+
+	cap = big_setup(&blen);
+	if (!cap)
+		goto out;
+	blocks = BIG_DATA / blen;
+	if (blocks > 0xffff)
+		blocks = 0xffff;
+	if (blocks > cap)
+		blocks = cap;
+	bytes = blocks * blen;
+	big_fill(bytes);
+	st = big_cmd(0x2a, blocks, blen);
+	big_status(ws, sizeof(ws), st);
+	if (!st)
+		verify = big_verify(blocks, blen, rs_, sizeof(rs_));
+out:
+	snprintf(out, size, " bigio bytes=%u write=%s read=%s verify=%s",
+		 bytes, ws, rs_, verify);
+}
+
+/*
+ * -m bigq: BIGQ_CMDS WRITE(10)s of BIGQ_BYTES each at once, each with 4 KiB
+ * of immediate data and F=1, the rest fetched by RDMA Reads: together
+ * more RDMA Read work requests than the target's send queue holds. Each
+ * must end with GOOD; then the first region reads back.
+ */
+#define BIGQ_CMDS	24
+#define BIGQ_BYTES	(16u << 20)
+#define BIGQ_IMM	4096
+
+static void big_queue(char *out, size_t size)
+{
+	uint32_t blocks = 0, blen = 0, regions, i, good = 0, bad = 0;
+	char rs_[16] = "none", first_bad[16] = "none";
+	const char *verify = "bad";
+	uint64_t cap;
+	int st;
+
+	cap = big_setup(&blen);
+	if (!cap || BIGQ_BYTES % blen || BIGQ_BYTES / blen > 0xffff)
+		goto out;
+	blocks = BIGQ_BYTES / blen;
+	regions = cap / blocks;
+	if (!regions)
+		goto out;
+	big_fill(BIGQ_BYTES);
+	for (i = 0; i < BIGQ_CMDS; i++)
+		if (big_send(0x2a, 0x6100 + i, (i % regions) * blocks, blocks,
+			     blen, BIGQ_IMM))
+			goto out;
+	for (i = 0; i < BIGQ_CMDS; i++) {
+		st = big_wait(0x6100, BIGQ_CMDS);
+		if (st < 0)
+			break;
+		if (st) {
+			if (!bad++)
+				big_status(first_bad, sizeof(first_bad), st);
+			continue;
+		}
+		good++;
+	}
+	if (good == BIGQ_CMDS)
+		verify = big_verify(blocks, blen, rs_, sizeof(rs_));
+out:
+	snprintf(out, size, " bigq cmds=%u bytes=%u good=%u bad=%u(%s) read=%s verify=%s",
+		 BIGQ_CMDS, BIGQ_BYTES, good, bad, first_bad, rs_, verify);
 }
 
 /* modes after which the target must have closed the connection */
@@ -1458,6 +1682,7 @@ static int random_run(const char *addr, const char *port)
 int main(int argc, char **argv)
 {
 	const char *hello_reply = "none";
+	char big[128] = "";
 	char reject[16] = "none", status[16] = "none", text[32] = "none";
 	enum mode mode = NOP;
 	int opt, nop_in = 0;
@@ -1502,6 +1727,14 @@ int main(int argc, char **argv)
 			"[-s SEED] [-N COUNT] [-F FIRST] [-v] ADDR PORT");
 		return 1;
 	}
+	if ((mode == BIGIO || mode == BIGQ) && !target_name) {
+		fprintf(stderr, "iser_ffp: -m %s needs -n TARGET\n",
+			mode_names[mode]);
+		return 1;
+	}
+	/* its buffer is a plain MR: decline Send with Invalidate */
+	if (mode == BIGIO || mode == BIGQ)
+		nr_rx = ITOOL_MAX_RX;
 	if (mode == RANDOM) {
 		if (!target_name) {
 			fprintf(stderr, "iser_ffp: -m random needs -n TARGET\n");
@@ -1521,6 +1754,10 @@ int main(int argc, char **argv)
 	}
 	if (mode == HELLO)
 		hello_reply = hello();
+	else if (mode == BIGIO)
+		big_io(big, sizeof(big));
+	else if (mode == BIGQ)
+		big_queue(big, sizeof(big));
 	else if (mode != NOP)
 		offend(mode);
 	if (mode != BADDLEN && mode != BIGSEND)
@@ -1540,6 +1777,7 @@ int main(int argc, char **argv)
 	       t.closed ? "yes" : "no", status, text,
 	       target_name ? (initial_r2t_no ? " initial_r2t=no" :
 			      " initial_r2t=yes") : "");
+	printf("%s", big);
 	if (mode == GAP || mode == AFTERFAIL || mode == TMFSEQ) {
 		/* the old connection must go away in full: log in again */
 		rnd_hangup();
