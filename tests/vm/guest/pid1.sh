@@ -10,8 +10,30 @@
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root LANG=C LC_ALL=C TERM=dumb
 
+# The repository is mounted at its host path, which may lie under /tmp or
+# /run (a clone there): keep that mount visible above the tmpfs mounted
+# on them (moved aside, then back). This script is read from it; an open
+# file stays readable across the moves.
+repo=""
+read -r cmdline </proc/cmdline
+for arg in $cmdline; do
+	case $arg in
+	iser_vm.repo=*) repo=${arg#iser_vm.repo=} ;;
+	esac
+done
+held=""
+case $repo in
+/tmp/* | /run/*)
+	mkdir -p /.iser-repo
+	mount --move "$repo" /.iser-repo && held=1
+	;;
+esac
 mount -t tmpfs -o mode=0755 tmpfs /run
 mount -t tmpfs -o mode=1777 tmpfs /tmp
+if [ -n "$held" ]; then
+	mkdir -p "$repo"
+	mount --move /.iser-repo "$repo"
+fi
 mkdir -p /dev/pts /dev/shm
 mount -t devpts devpts /dev/pts
 mount -t tmpfs tmpfs /dev/shm
@@ -19,7 +41,6 @@ ln -sf /proc/self/fd /dev/fd 2>/dev/null
 hostname iser-vm
 
 job=""
-read -r cmdline </proc/cmdline
 for arg in $cmdline; do
 	case $arg in
 	iser_vm.job=*) job=${arg#iser_vm.job=} ;;
