@@ -374,9 +374,14 @@ static bool ist_login_abort(struct ist_conn *ic)
 void ist_conn_fail(struct ist_conn *ic, const char *why, int err)
 {
 	enum ist_conn_state state;
+	bool first;
 
 	mutex_lock(&ic->lock);
 	state = ic->state;
+	/* LIO's reinstatement is asked for once, and logged once */
+	first = !ic->failed;
+	if (state == IST_CONN_BOUND || state == IST_CONN_FULL_FEATURE)
+		ic->failed = true;
 	mutex_unlock(&ic->lock);
 
 	switch (state) {
@@ -385,11 +390,15 @@ void ist_conn_fail(struct ist_conn *ic, const char *why, int err)
 		ist_conn_drop_unbound(ic, why);
 		break;
 	case IST_CONN_BOUND:
+		if (!first)
+			break;
 		if (ist_login_abort(ic))
 			pr_info_ratelimited("connection from %pISpc: %s during login; login dropped\n",
 					    &ic->src, why);
 		fallthrough;
 	case IST_CONN_FULL_FEATURE:
+		if (!first)
+			break;
 		if (err)
 			pr_err_ratelimited("connection from %pISpc: %s (%d); closing\n",
 					   &ic->src, why, err);
@@ -401,6 +410,30 @@ void ist_conn_fail(struct ist_conn *ic, const char *why, int err)
 	default:
 		break;
 	}
+}
+
+/**
+ * ist_wc_failed() - a work request of @ic did not complete
+ * @ic: the connection
+ * @wc: its completion, not IB_WC_SUCCESS
+ * @what: the work request, for the log line
+ *
+ * A flushed one fails the connection too: the queue pair may have gone
+ * into error through a work request whose own error completion no handler
+ * saw (rdma_rw signals only the last RDMA Read or Write of a chain, and
+ * ib_core drops an error completion that has no cqe), so a flush may be
+ * the first and only sign of a failed RDMA transfer, for example one that
+ * overran the initiator's STag. While the connection is being closed
+ * anyway, ist_conn_fail() does nothing.
+ */
+void ist_wc_failed(struct ist_conn *ic, const struct ib_wc *wc,
+		   const char *what)
+{
+	if (wc->status == IB_WC_WR_FLUSH_ERR)
+		ist_conn_fail(ic, "work request flushed (the queue pair is in error)",
+			      0);
+	else
+		ist_conn_fail(ic, what, wc->status);
 }
 
 static void ist_release_work(struct work_struct *work)
@@ -1040,8 +1073,7 @@ static void ist_login_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	int ret;
 
 	if (wc->status != IB_WC_SUCCESS) {
-		if (wc->status != IB_WC_WR_FLUSH_ERR)
-			ist_conn_fail(ic, "login receive failed", wc->status);
+		ist_wc_failed(ic, wc, "login receive failed");
 		return;
 	}
 	ib_dma_sync_single_for_cpu(ic->dev->ib_dev, ic->login_rx.dma,
@@ -1102,8 +1134,8 @@ static void ist_login_send_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct ist_conn *ic = wc->qp->qp_context;
 
-	if (wc->status != IB_WC_SUCCESS && wc->status != IB_WC_WR_FLUSH_ERR)
-		ist_conn_fail(ic, "login send failed", wc->status);
+	if (wc->status != IB_WC_SUCCESS)
+		ist_wc_failed(ic, wc, "login send failed");
 	ist_tx_unmap(ic, &ic->login_tx);
 	complete_all(&ic->login_tx_done);
 }

@@ -320,8 +320,7 @@ static void ist_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	/* the RDMA Writes of Data-In went before this Send */
 	ist_rdma_unreserve(icmd);
 	if (wc->status != IB_WC_SUCCESS) {
-		if (wc->status != IB_WC_WR_FLUSH_ERR)
-			ist_conn_fail(ic, "send failed", wc->status);
+		ist_wc_failed(ic, wc, "send failed");
 		ist_put_cmd(icmd, true);
 		return;
 	}
@@ -367,8 +366,7 @@ static void ist_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	ist_rdma_unreserve(icmd);
 	if (wc->status != IB_WC_SUCCESS) {
-		if (wc->status != IB_WC_WR_FLUSH_ERR)
-			ist_conn_fail(ic, "RDMA Read failed", wc->status);
+		ist_wc_failed(ic, wc, "RDMA Read failed");
 		ist_put_cmd(icmd, true);
 		return;
 	}
@@ -626,8 +624,8 @@ static void ist_hello_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct ist_conn *ic = wc->qp->qp_context;
 
 	ist_tx_unmap(ic, &ic->hello_tx);
-	if (wc->status != IB_WC_SUCCESS && wc->status != IB_WC_WR_FLUSH_ERR)
-		ist_conn_fail(ic, "HelloReply send failed", wc->status);
+	if (wc->status != IB_WC_SUCCESS)
+		ist_wc_failed(ic, wc, "HelloReply send failed");
 	else if (ic->hello_reply.flags & ISDM_HELLO_REPLY_REJ)
 		ist_conn_fail(ic, "iSER Hello rejected", -EPROTO);
 }
@@ -682,8 +680,7 @@ void ist_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	int ret;
 
 	if (wc->status != IB_WC_SUCCESS) {
-		if (wc->status != IB_WC_WR_FLUSH_ERR)
-			ist_conn_fail(ic, "receive failed", wc->status);
+		ist_wc_failed(ic, wc, "receive failed");
 		return;
 	}
 	ib_dma_sync_single_for_cpu(ic->dev->ib_dev, rx->dma, rx->size,

@@ -151,6 +151,7 @@ struct ist_tx_desc {
  * @entry: on the driver's list of all connections
  * @np_entry: on one of @isnp's lists while LIO does not own it
  * @established: the CM reported ESTABLISHED
+ * @failed: ist_conn_fail() asked LIO to reinstate it (once); under @lock
  * @mode: header form and Send with Invalidate, fixed at accept
  * @ord: RDMA Reads we may have outstanding (CM initiator depth)
  * @rdma_wrs: RDMA work requests the send queue holds besides the sends; a
@@ -209,6 +210,7 @@ struct ist_conn {
 	struct list_head	entry;
 	struct list_head	np_entry;
 	bool			established;
+	bool			failed;
 	struct isdm_mode	mode;
 	u8			ord;
 	u32			rdma_wrs;
@@ -299,6 +301,8 @@ int ist_put_login_tx(struct iscsit_conn *conn, struct iscsi_login *login,
 		     u32 length);
 void ist_get_rx_pdu(struct iscsit_conn *conn);
 void ist_conn_fail(struct ist_conn *ic, const char *why, int err);
+void ist_wc_failed(struct ist_conn *ic, const struct ib_wc *wc,
+		   const char *what);
 void ist_remove_device(struct ib_device *ib_dev);
 int ist_post_send(struct ist_conn *ic, struct ist_tx_desc *tx,
 		  struct ib_send_wr *first);

@@ -59,6 +59,13 @@
 #     the transport returns when it asks for the rest of a command with
 #     immediate data, so a full send queue must be waited out by the
 #     transport, not reported);
+# 17. shortw, shortr: a WRITE and a READ of 1 MiB whose STag names an MR of
+#     only 64 KiB: the target's RDMA Read or Write beyond it fails on the
+#     wire, and the target closes the connection without a status (before
+#     the fix the failing work request was one the target had not asked to
+#     see complete, the rest were flushed, and a flush was taken for a
+#     connection already closing: the connection stayed up, dead, every
+#     later PDU unanswered);
 # the target names each refusal in its log, and a normal login with
 # verified data works afterwards. Every case runs even when an earlier
 # one failed; the reasons are reported together.
@@ -139,6 +146,9 @@ ffp_run afterfail 'login=ok .*closed=yes .*relogin=ok' "${norm[@]}"
 ffp_run tmfseq 'login=ok .*nop_in=yes closed=no .*relogin=ok' "${norm[@]}"
 ffp_run bigio 'login=ok .*nop_in=yes closed=no .*bigio bytes=[1-9][0-9]* write=0x00 read=0x00 verify=ok' "${norm[@]}"
 ffp_run bigq 'login=ok .*nop_in=yes closed=no .*bigq cmds=24 bytes=16777216 good=24 bad=0\(none\) read=0x00 verify=ok' "${norm[@]}"
+for mode in shortw shortr; do
+	ffp_run $mode 'login=ok .*nop_in=no closed=yes .*short status=none' "${norm[@]}"
+done
 vm_tcli "/iscsi/$VM_TARGET_IQN/tpg1 set parameter InitialR2T=Yes"
 
 klog=$(vm_scen_dmesg)
@@ -150,7 +160,8 @@ for line in 'PDU 0x10 not allowed with iSER here' \
 	'with STags that do not match its direction (-126)' \
 	'PDU 0x01 with a bad AHS (-90)' 'PDU 0x01 with a bad AHS (-95)' \
 	'PDU 0x00 with a bad AHS (-71)' 'PDU 0x01 with a bad AHS (-74)' \
-	'PDU 0x01 with a bad AHS (-22)'; do
+	'PDU 0x01 with a bad AHS (-22)' \
+	'work request flushed (the queue pair is in error); closing'; do
 	echo "$klog" | grep -qF "$line" ||
 		fails+="the target did not log \"$line\"; "
 done

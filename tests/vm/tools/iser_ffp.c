@@ -76,6 +76,13 @@
  *            GOOD within 60 s, then the first 16 MiB read back. Appends
  *            "bigq cmds=24 bytes=16777216 good=G bad=B(0xSS|none)
  *            read=0xSS|none verify=ok|bad"
+ *   shortw   a WRITE(10) of 1 MiB, F=1, no immediate data, whose Write
+ *            STag names an MR of only its first 64 KiB: the target's
+ *            RDMA Read beyond it fails on the wire (remote access
+ *            error), and the target must close the connection; no status
+ *            may come. Appends "short status=0xSS|none"
+ *   shortr   the same with a READ(10) and a Read STag: the target's RDMA
+ *            Write beyond the MR fails; the same outcome
  *
  * and, with -n, the randomized mode:
  *
@@ -168,14 +175,14 @@
 enum mode {
 	NOP, HELLO, SNACK, LOGIN, SCSI, BADDLEN, BIGSEND, TEXTCONT,
 	AHS0, AHSOVER, AHSTYPE, AHSNOP, AHSSHORT, CDBLONG, ECDB, BIDI, IMMF1,
-	GAP, AFTERFAIL, TMFSEQ, BIGIO, BIGQ, RANDOM,
+	GAP, AFTERFAIL, TMFSEQ, BIGIO, BIGQ, SHORTW, SHORTR, RANDOM,
 };
 
 static const char *const mode_names[] = {
 	"nop", "hello", "snack", "login", "scsi", "baddlen", "bigsend",
 	"textcont", "ahs0", "ahsover", "ahstype", "ahsnop", "ahsshort",
 	"cdblong", "ecdb", "bidi", "immf1", "cmdsngap", "afterfail", "tmfseq",
-	"bigio", "bigq", "random",
+	"bigio", "bigq", "shortw", "shortr", "random",
 };
 
 static struct itool t;
@@ -698,6 +705,8 @@ static const char *hello(void)
 
 static unsigned char *big_buf;
 static struct ibv_mr *big_mr;
+static struct ibv_mr *stag_mr;		/* the MR big_send()'s STags name */
+static int big_wait_sec = BIG_WAIT;
 
 static void big_status(char *buf, size_t size, int st);
 
@@ -730,7 +739,7 @@ static int big_send(unsigned char op, uint32_t itt, uint32_t lba,
 	}
 	memcpy(bhs + ISDM_BHS_LEN, big_buf, imm);
 	h[0] |= write ? ISDM_CTRL_WSV : ISDM_CTRL_RSV;
-	itool_put_be32(h + (write ? 4 : 16), big_mr->rkey);
+	itool_put_be32(h + (write ? 4 : 16), stag_mr->rkey);
 	itool_put_be32(h + (write ? 8 : 20), va >> 32);
 	itool_put_be32(h + (write ? 12 : 24), va);
 	return send_buf(HDR + imm);
@@ -739,11 +748,11 @@ static int big_send(unsigned char op, uint32_t itt, uint32_t lba,
 /*
  * The status of the next SCSI Response to an ITT in [@itt, @itt + @n): the
  * SCSI status, 0x100 | the iSCSI response where that is not 0, or -1 when
- * none came within BIG_WAIT seconds.
+ * none came within big_wait_sec seconds.
  */
 static int big_wait(uint32_t itt, uint32_t n)
 {
-	double end = itool_now() + BIG_WAIT;
+	double end = itool_now() + big_wait_sec;
 	unsigned char *bhs, *msg;
 	int len;
 
@@ -809,6 +818,7 @@ static uint64_t big_setup(uint32_t *blen)
 	big_mr = ibv_reg_mr(t.pd, big_buf, BIG_DATA,
 			    IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
 			    IBV_ACCESS_REMOTE_WRITE);
+	stag_mr = big_mr;
 	if (!big_mr || big_cmd(0x25, 0, 0))
 		return 0;
 	*blen = itool_get_be32(big_buf + 4);
@@ -901,6 +911,40 @@ out:
 		 BIGQ_CMDS, BIGQ_BYTES, good, bad, first_bad, rs_, verify);
 }
 
+/*
+ * -m shortw, shortr: a WRITE(10) or READ(10) of SHORT_IO bytes whose STag
+ * names an MR of only the first SHORT_MR bytes of the buffer. The RDMA
+ * Read or Write that goes beyond it fails with a remote access error: a
+ * work request the target does not ask to see complete (only the last of
+ * a chain is signaled), after which its queue pair flushes the rest.
+ */
+#define SHORT_MR	(64u << 10)
+#define SHORT_IO	(1024u * 1024)
+#define SHORT_WAIT	10
+
+static void short_stag(enum mode mode, char *out, size_t size)
+{
+	char st[16] = "none";
+	uint32_t blen = 0;
+	uint64_t cap;
+
+	cap = big_setup(&blen);
+	if (!cap || SHORT_IO % blen || SHORT_IO / blen > cap)
+		goto out;
+	stag_mr = ibv_reg_mr(t.pd, big_buf, SHORT_MR,
+			     IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
+			     IBV_ACCESS_REMOTE_WRITE);
+	if (!stag_mr)
+		goto out;
+	big_fill(SHORT_IO);
+	big_wait_sec = SHORT_WAIT;
+	if (!big_send(mode == SHORTW ? 0x2a : 0x28, 0x6200, 0, SHORT_IO / blen,
+		      blen, 0))
+		big_status(st, sizeof(st), big_wait(0x6200, 1));
+out:
+	snprintf(out, size, " short status=%s", st);
+}
+
 /* modes after which the target must have closed the connection */
 static int closes(enum mode mode)
 {
@@ -910,6 +954,8 @@ static int closes(enum mode mode)
 	case AHS0 ... CDBLONG:
 	case IMMF1:
 	case AFTERFAIL:
+	case SHORTW:
+	case SHORTR:
 		return 1;
 	default:
 		return 0;
@@ -1727,13 +1773,14 @@ int main(int argc, char **argv)
 			"[-s SEED] [-N COUNT] [-F FIRST] [-v] ADDR PORT");
 		return 1;
 	}
-	if ((mode == BIGIO || mode == BIGQ) && !target_name) {
+	if ((mode == BIGIO || mode == BIGQ || mode == SHORTW ||
+	     mode == SHORTR) && !target_name) {
 		fprintf(stderr, "iser_ffp: -m %s needs -n TARGET\n",
 			mode_names[mode]);
 		return 1;
 	}
 	/* its buffer is a plain MR: decline Send with Invalidate */
-	if (mode == BIGIO || mode == BIGQ)
+	if (mode == BIGIO || mode == BIGQ || mode == SHORTW || mode == SHORTR)
 		nr_rx = ITOOL_MAX_RX;
 	if (mode == RANDOM) {
 		if (!target_name) {
@@ -1758,6 +1805,8 @@ int main(int argc, char **argv)
 		big_io(big, sizeof(big));
 	else if (mode == BIGQ)
 		big_queue(big, sizeof(big));
+	else if (mode == SHORTW || mode == SHORTR)
+		short_stag(mode, big, sizeof(big));
 	else if (mode != NOP)
 		offend(mode);
 	if (mode != BADDLEN && mode != BIGSEND)
