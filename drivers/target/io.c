@@ -1099,6 +1099,14 @@ void ist_put_unsol_pending_cmds(struct iscsit_conn *conn)
 
 	spin_lock_bh(&conn->cmd_lock);
 	list_for_each_entry_safe(cmd, tmp, &conn->conn_cmd_list, i_conn_node) {
+		/*
+		 * One LIO dropped (a CmdSN out of the window) waits for its
+		 * ISTATE_REMOVE in the immediate queue, which the stopped
+		 * transmit thread will not serve: ist_put_parked_cmds()
+		 * frees it, and it must stay on the list for that.
+		 */
+		if (cmd->i_state == ISTATE_REMOVE)
+			continue;
 		if ((cmd->cmd_flags & ICF_NON_IMMEDIATE_UNSOLICITED_DATA) &&
 		    cmd->write_data_done < conn->sess->sess_ops->FirstBurstLength &&
 		    cmd->write_data_done < cmd->se_cmd.data_length)
@@ -1108,8 +1116,7 @@ void ist_put_unsol_pending_cmds(struct iscsit_conn *conn)
 
 	list_for_each_entry_safe(cmd, tmp, &drop, i_conn_node) {
 		list_del_init(&cmd->i_conn_node);
-		if (cmd->i_state != ISTATE_REMOVE)
-			ist_put_cmd(iscsit_priv_cmd(cmd), true);
+		ist_put_cmd(iscsit_priv_cmd(cmd), true);
 	}
 }
 

@@ -44,6 +44,13 @@
 # 13. afterfail: a reserved opcode closes the connection; a command to a
 #     LUN that does not exist, right behind it, must not hold up the
 #     teardown either (a new login works);
+# 13b. overrun: a WRITE with F=0 and a CmdSN beyond MaxCmdSN, which LIO
+#     drops through its transmit thread, then a reserved opcode that
+#     closes the connection before that thread ran: a new login must work
+#     (before the fix the teardown took the dropped WRITE off the
+#     connection as one whose unsolicited data would never come, but left
+#     it unfreed since LIO meant to drop it: the teardown waited for it
+#     for ever, and so did every later login of the initiator);
 # 14. tmfseq: a TMF in CmdSN order (not immediate) that LIO answers
 #     itself (TARGET WARM RESET, not authorized) must not hold up the
 #     teardown (a new login works);
@@ -143,6 +150,7 @@ for mode in ahsover ahstype ahsnop ahsshort cdblong ahs0; do
 done
 ffp_run cmdsngap 'login=ok .*nop_in=yes closed=no .*relogin=ok' "${norm[@]}"
 ffp_run afterfail 'login=ok .*closed=yes .*relogin=ok' "${norm[@]}"
+ffp_run overrun 'login=ok .*closed=yes .*relogin=ok' "${norm[@]}"
 ffp_run tmfseq 'login=ok .*nop_in=yes closed=no .*relogin=ok' "${norm[@]}"
 ffp_run bigio 'login=ok .*nop_in=yes closed=no .*bigio bytes=[1-9][0-9]* write=0x00 read=0x00 verify=ok' "${norm[@]}"
 ffp_run bigq 'login=ok .*nop_in=yes closed=no .*bigq cmds=24 bytes=16777216 good=24 bad=0\(none\) read=0x00 verify=ok' "${norm[@]}"

@@ -57,6 +57,12 @@
  *            right behind it, a command to LUN 5, which does not exist and
  *            gets CHECK CONDITION from LIO if it is still read; then a new
  *            login, which must work
+ *   overrun  a WRITE(10) of 4 KiB with F=0 (unsolicited Data-Out to
+ *            follow, under InitialR2T=No), no immediate data and a CmdSN
+ *            far beyond MaxCmdSN, which LIO drops through its transmit
+ *            thread; right behind it a reserved opcode, which closes the
+ *            connection (often before that thread ran); then a new login,
+ *            which must work
  *   tmfseq   a TARGET WARM RESET, not immediate, in CmdSN order, which LIO
  *            refuses (not authorized) without the target core; a ping,
  *            then a new login, which must work
@@ -175,13 +181,13 @@
 enum mode {
 	NOP, HELLO, SNACK, LOGIN, SCSI, BADDLEN, BIGSEND, TEXTCONT,
 	AHS0, AHSOVER, AHSTYPE, AHSNOP, AHSSHORT, CDBLONG, ECDB, BIDI, IMMF1,
-	GAP, AFTERFAIL, TMFSEQ, BIGIO, BIGQ, SHORTW, SHORTR, RANDOM,
+	GAP, AFTERFAIL, OVERRUN, TMFSEQ, BIGIO, BIGQ, SHORTW, SHORTR, RANDOM,
 };
 
 static const char *const mode_names[] = {
 	"nop", "hello", "snack", "login", "scsi", "baddlen", "bigsend",
 	"textcont", "ahs0", "ahsover", "ahstype", "ahsnop", "ahsshort",
-	"cdblong", "ecdb", "bidi", "immf1", "cmdsngap", "afterfail", "tmfseq",
+	"cdblong", "ecdb", "bidi", "immf1", "cmdsngap", "afterfail", "overrun", "tmfseq",
 	"bigio", "bigq", "shortw", "shortr", "random",
 };
 
@@ -618,6 +624,21 @@ static void offend(enum mode mode)
 		itool_put_be32(bhs + 28, exp_stat_sn);
 		send_buf(HDR);	/* the ping after it reads the answer */
 		return;
+	case OVERRUN:
+		/* F=0, W, nothing sent yet, CmdSN out of the window */
+		bhs = pdu_start(ISDM_OP_SCSI_CMD, ISDM_BHS_CMD_WRITE, 0);
+		itool_put_be32(bhs + 16, 0x5500);
+		itool_put_be32(bhs + 20, 4096);
+		itool_put_be32(bhs + 24, cmd_sn + 0x10000000);
+		itool_put_be32(bhs + 28, exp_stat_sn);
+		bhs[32] = 0x2a;
+		bhs[32 + 8] = 4096 / 512;
+		if (send_buf(HDR))
+			return;
+		bhs = pdu_start(0x0f, ISDM_BHS_FINAL, 0);
+		itool_put_be32(bhs + 16, 0x5501);
+		send_buf(HDR);
+		return;
 	case AFTERFAIL:
 		/* a reserved opcode, and right behind it a command to LUN 5 */
 		bhs = pdu_start(0x0f, ISDM_BHS_FINAL, 0);
@@ -954,6 +975,7 @@ static int closes(enum mode mode)
 	case AHS0 ... CDBLONG:
 	case IMMF1:
 	case AFTERFAIL:
+	case OVERRUN:
 	case SHORTW:
 	case SHORTR:
 		return 1;
@@ -1827,7 +1849,8 @@ int main(int argc, char **argv)
 	       target_name ? (initial_r2t_no ? " initial_r2t=no" :
 			      " initial_r2t=yes") : "");
 	printf("%s", big);
-	if (mode == GAP || mode == AFTERFAIL || mode == TMFSEQ) {
+	if (mode == GAP || mode == AFTERFAIL || mode == OVERRUN ||
+	    mode == TMFSEQ) {
 		/* the old connection must go away in full: log in again */
 		rnd_hangup();
 		printf(" relogin=%s", connect_target(argv[optind], argv[optind + 1]) ||
