@@ -86,11 +86,17 @@ int ist_tx_map(struct ist_conn *ic, struct ist_tx_desc *tx, unsigned int off,
 {
 	struct ib_device *ib_dev = ic->dev->ib_dev;
 
-	tx->dma = ib_dma_map_single(ib_dev, tx->hdr, sizeof(tx->hdr),
-				    DMA_TO_DEVICE);
-	if (ib_dma_mapping_error(ib_dev, tx->dma)) {
-		tx->dma = 0;
-		return -ENOMEM;
+	if (tx->premapped) {
+		ib_dma_sync_single_for_device(ib_dev, tx->dma, off + len,
+					      DMA_TO_DEVICE);
+	} else {
+		tx->dma = ib_dma_map_single(ib_dev, tx->hdr, off + len,
+					    DMA_TO_DEVICE);
+		if (ib_dma_mapping_error(ib_dev, tx->dma)) {
+			tx->dma = 0;
+			return -ENOMEM;
+		}
+		tx->map_len = off + len;
 	}
 	tx->sge[0].addr = tx->dma + off;
 	tx->sge[0].length = len;
@@ -111,13 +117,15 @@ int ist_tx_map(struct ist_conn *ic, struct ist_tx_desc *tx, unsigned int off,
  * @tx: the descriptor
  * @bhs: the BHS (copied)
  * @adv: STags the command advertised, for the Send-with-Invalidate rule
+ * @inline_len: bytes the caller put right behind the BHS in @tx->hdr (a
+ *	ring slot), sent with the headers
  * @done: completion handler
  *
  * Return: 0, -ENOMEM when the headers cannot be mapped, or the wire
  * layer's error for a PDU that is never a Send.
  */
 int ist_tx_init(struct ist_conn *ic, struct ist_tx_desc *tx,
-		const void *bhs, const struct isdm_stags *adv,
+		const void *bhs, const struct isdm_stags *adv, u32 inline_len,
 		void (*done)(struct ib_cq *cq, struct ib_wc *wc))
 {
 	unsigned int off = ISDM_HDR_LEN_EXT - ic->mode.hdr_len;
@@ -131,7 +139,8 @@ int ist_tx_init(struct ist_conn *ic, struct ist_tx_desc *tx,
 	if (ret < 0)
 		return ret;
 	memcpy(tx->hdr + ISDM_HDR_LEN_EXT, bhs, ISDM_BHS_LEN);
-	return ist_tx_map(ic, tx, off, ic->mode.hdr_len + ISDM_BHS_LEN, &op,
+	return ist_tx_map(ic, tx, off,
+			  ic->mode.hdr_len + ISDM_BHS_LEN + inline_len, &op,
 			  done);
 }
 
@@ -142,11 +151,92 @@ int ist_tx_init(struct ist_conn *ic, struct ist_tx_desc *tx,
  */
 void ist_tx_unmap(struct ist_conn *ic, struct ist_tx_desc *tx)
 {
-	if (!tx->dma)
+	if (!tx->dma || tx->premapped)
 		return;
-	ib_dma_unmap_single(ic->dev->ib_dev, tx->dma, sizeof(tx->hdr),
+	ib_dma_unmap_single(ic->dev->ib_dev, tx->dma, tx->map_len,
 			    DMA_TO_DEVICE);
 	tx->dma = 0;
+}
+
+static void ist_tx_ring_destroy(struct ist_conn *ic)
+{
+	struct ist_tx_ring *r = &ic->tx_ring;
+	u32 i, nr_pages = r->per_page ? DIV_ROUND_UP(r->nr, r->per_page) : 0;
+
+	for (i = 0; r->pages && i < nr_pages && r->pages[i]; i++) {
+		if (r->dma[i])
+			ib_dma_unmap_single(ic->dev->ib_dev, r->dma[i],
+					    PAGE_SIZE, DMA_TO_DEVICE);
+		free_page((unsigned long)r->pages[i]);
+	}
+	kfree(r->pages);
+	kfree(r->dma);
+	memset(r, 0, sizeof(*r));
+}
+
+/**
+ * ist_tx_ring_create() - the premapped Send buffers of a connection
+ * @ic: the connection, in full feature phase
+ * @nr: slots: the session's number of LIO command tags, so that the tag of
+ *	a command is its slot
+ *
+ * Page by page, each page mapped once, so that no allocation is larger
+ * than a page however deep the session's command window is.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int ist_tx_ring_create(struct ist_conn *ic, u32 nr)
+{
+	struct ist_tx_ring *r = &ic->tx_ring;
+	struct ib_device *ib_dev = ic->dev->ib_dev;
+	u32 i, nr_pages;
+
+	r->per_page = PAGE_SIZE / IST_TX_SLOT;
+	r->nr = nr;
+	nr_pages = DIV_ROUND_UP(nr, r->per_page);
+	r->pages = kcalloc(nr_pages, sizeof(*r->pages), GFP_KERNEL);
+	r->dma = kcalloc(nr_pages, sizeof(*r->dma), GFP_KERNEL);
+	if (!r->pages || !r->dma)
+		goto fail;
+	for (i = 0; i < nr_pages; i++) {
+		r->pages[i] = (void *)get_zeroed_page(GFP_KERNEL);
+		if (!r->pages[i])
+			goto fail;
+		r->dma[i] = ib_dma_map_single(ib_dev, r->pages[i], PAGE_SIZE,
+					      DMA_TO_DEVICE);
+		if (ib_dma_mapping_error(ib_dev, r->dma[i])) {
+			r->dma[i] = 0;
+			goto fail;
+		}
+	}
+	return 0;
+fail:
+	ist_tx_ring_destroy(ic);
+	return -ENOMEM;
+}
+
+/**
+ * ist_tx_slot() - point a command's Send descriptor at its ring slot
+ * @ic: the connection
+ * @tx: the descriptor, in LIO's per-command area
+ * @tag: the command's LIO tag (se_cmd.map_tag)
+ *
+ * Return: false when the connection has no slot for @tag (no ring yet, or
+ * a tag beyond the session's count, which LIO never hands out).
+ */
+bool ist_tx_slot(struct ist_conn *ic, struct ist_tx_desc *tx, u32 tag)
+{
+	struct ist_tx_ring *r = &ic->tx_ring;
+	u32 page, off;
+
+	if (tag >= r->nr)
+		return false;
+	page = tag / r->per_page;
+	off = (tag % r->per_page) * IST_TX_SLOT;
+	tx->hdr = (u8 *)r->pages[page] + off;
+	tx->dma = r->dma[page] + off;
+	tx->premapped = true;
+	return true;
 }
 
 /**
@@ -193,6 +283,7 @@ static void ist_conn_destroy_bufs(struct ist_conn *ic)
 		isdm_rx_desc_destroy(ic->dev, &ic->rx[i]);
 	kfree(ic->rx);
 	ic->rx = NULL;
+	ist_tx_ring_destroy(ic);
 	isdm_rx_desc_destroy(ic->dev, &ic->login_rx);
 	ist_tx_unmap(ic, &ic->login_tx);
 	if (ic->login_rsp_dma)
@@ -601,6 +692,8 @@ static int ist_connect_request(struct rdma_cm_id *cm_id,
 	INIT_LIST_HEAD(&ic->rdma_wait);
 	spin_lock_init(&ic->rdma_wait_lock);
 	INIT_DELAYED_WORK(&ic->rdma_retry_work, ist_rdma_retry_work);
+	ic->login_tx.hdr = ic->login_hdr;
+	ic->hello_tx.hdr = (u8 *)&ic->hello_reply;
 
 	ic->dev = isdm_device_get(cm_id->device);
 	if (IS_ERR(ic->dev)) {
@@ -1163,7 +1256,7 @@ int ist_put_login_tx(struct iscsit_conn *conn, struct iscsi_login *login,
 
 	if (length > IST_LOGIN_DATA_MAX)
 		return -EINVAL;
-	ret = ist_tx_init(ic, tx, login->rsp, NULL, ist_login_send_done);
+	ret = ist_tx_init(ic, tx, login->rsp, NULL, 0, ist_login_send_done);
 	if (ret)
 		return ret;
 	if (length) {
@@ -1247,6 +1340,14 @@ void ist_get_rx_pdu(struct iscsit_conn *conn)
 		ic->rx_max_data = IST_LOGIN_DATA_MAX;
 	size = ISDM_HDR_LEN_EXT + ISDM_BHS_LEN + IST_AHS_MAX +
 	       ALIGN(ic->rx_max_data, 4);
+	/* one Send slot per LIO command tag: a tag is a slot */
+	ret = ist_tx_ring_create(ic,
+				 conn->sess->se_sess->sess_tag_pool.sb.depth);
+	if (ret) {
+		pr_err("connection from %pISpc: cannot allocate its Send buffers (%d)\n",
+		       &ic->src, ret);
+		return;
+	}
 	n = ist_rx_count(conn);
 	ic->rx = kcalloc(n, sizeof(*ic->rx), GFP_KERNEL);
 	if (!ic->rx)

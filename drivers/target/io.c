@@ -36,6 +36,7 @@ static struct ist_cmd *ist_cmd_bind(struct iscsit_conn *conn,
 	if (!icmd->conn) {
 		icmd->conn = conn->context;
 		icmd->cmd = cmd;
+		ist_tx_slot(icmd->conn, &icmd->tx, cmd->se_cmd.map_tag);
 	}
 	return icmd;
 }
@@ -58,6 +59,7 @@ static struct iscsit_cmd *ist_alloc_cmd(struct ist_conn *ic)
 	icmd = iscsit_priv_cmd(cmd);
 	icmd->conn = ic;
 	icmd->cmd = cmd;
+	ist_tx_slot(ic, &icmd->tx, cmd->se_cmd.map_tag);
 	return cmd;
 }
 
@@ -225,7 +227,6 @@ static void ist_unmap_pdu(struct ist_cmd *icmd)
 {
 	struct ist_conn *ic = icmd->conn;
 
-	ist_tx_unmap(ic, &icmd->tx);
 	if (icmd->pdu_dma) {
 		ib_dma_unmap_single(ic->dev->ib_dev, icmd->pdu_dma,
 				    icmd->pdu_len, DMA_TO_DEVICE);
@@ -234,26 +235,35 @@ static void ist_unmap_pdu(struct ist_cmd *icmd)
 }
 
 /*
- * Build the Send of a response: @bhs (48 bytes, built by LIO) plus an
- * optional data segment at @data. @adv is the command's STags for the
- * Send-with-Invalidate rule (SCSI Response only).
+ * Build the Send of a response in the command's ring slot: @bhs (48
+ * bytes, built by LIO) plus an optional data segment at @data, copied
+ * into the slot when it fits (sense data, always: it lives in LIO's
+ * per-command area, which must not be DMA-mapped), else mapped where it
+ * is (a kmalloc'ed ping or Text payload). @adv is the command's STags for
+ * the Send-with-Invalidate rule (SCSI Response only).
  */
 static int ist_build_send(struct ist_cmd *icmd, const void *bhs,
 			  const struct isdm_stags *adv, void *data, u32 len)
 {
 	struct ist_conn *ic = icmd->conn;
 	struct ib_device *ib_dev = ic->dev->ib_dev;
+	u32 inline_len = len <= IST_TX_INLINE ? len : 0;
 	int ret;
 
-	ret = ist_tx_init(ic, &icmd->tx, bhs, adv, ist_send_done);
-	if (ret)
+	if (!icmd->tx.premapped) {
+		pr_err_ratelimited("connection from %pISpc: no Send buffer for command tag %u\n",
+				   &ic->src, icmd->cmd->se_cmd.map_tag);
+		return -EIO;
+	}
+	/* ist_queue_status() put the sense data in place already */
+	if (inline_len && data != icmd->tx.hdr + IST_TX_HDR_MAX)
+		memcpy(icmd->tx.hdr + IST_TX_HDR_MAX, data, inline_len);
+	ret = ist_tx_init(ic, &icmd->tx, bhs, adv, inline_len, ist_send_done);
+	if (ret || inline_len || !len)
 		return ret;
-	if (!len)
-		return 0;
 	icmd->pdu_dma = ib_dma_map_single(ib_dev, data, len, DMA_TO_DEVICE);
 	if (ib_dma_mapping_error(ib_dev, icmd->pdu_dma)) {
 		icmd->pdu_dma = 0;
-		ist_tx_unmap(ic, &icmd->tx);
 		return -ENOMEM;
 	}
 	icmd->pdu_len = len;
@@ -459,6 +469,32 @@ static int ist_handle_scsi_cmd(struct ist_conn *ic, u8 *buf,
 	return 0;
 }
 
+/*
+ * Does a Data-Out of @len bytes at @offset overrun the WRITE it names? LIO
+ * checks that too, but answers with a Reject that drops a reference of the
+ * command it goes on using (iscsit_reject_cmd() from
+ * __iscsit_check_dataout_hdr()), so it must never see such a PDU. Its sum
+ * also wraps at 4 GiB; this one does not.
+ */
+static bool ist_data_out_overruns(struct iscsit_conn *conn, itt_t itt,
+				  u32 offset, u32 len)
+{
+	struct iscsit_cmd *cmd;
+	bool over = false;
+
+	spin_lock_bh(&conn->cmd_lock);
+	list_for_each_entry(cmd, &conn->conn_cmd_list, i_conn_node) {
+		/* the one LIO finds: the first with the ITT */
+		if (cmd->init_task_tag != itt)
+			continue;
+		over = cmd->data_direction == DMA_TO_DEVICE &&
+		       (u64)offset + len > cmd->se_cmd.data_length;
+		break;
+	}
+	spin_unlock_bh(&conn->cmd_lock);
+	return over;
+}
+
 static int ist_handle_data_out(struct ist_conn *ic, u8 *buf,
 			       const struct isdm_rx_pdu *pdu)
 {
@@ -467,6 +503,12 @@ static int ist_handle_data_out(struct ist_conn *ic, u8 *buf,
 	u32 offset = be32_to_cpu(hdr->offset);
 	int rc;
 
+	if (ist_data_out_overruns(ic->conn, hdr->itt, offset, pdu->data_len)) {
+		pr_err_ratelimited("connection from %pISpc: Data-Out for ITT 0x%08x at offset %u + %u beyond the command's length\n",
+				   &ic->src, be32_to_cpu((__force __be32)hdr->itt),
+				   offset, pdu->data_len);
+		return -EPROTO;
+	}
 	rc = iscsit_check_dataout_hdr(ic->conn, (unsigned char *)hdr, &cmd);
 	if (rc < 0 || !cmd)
 		return 0;	/* rejected or dumped by LIO */
@@ -650,8 +692,7 @@ static int ist_handle_hello(struct ist_conn *ic, const void *buf, u32 len)
 	if (res.reject)
 		pr_info_ratelimited("connection from %pISpc: rejecting Hello (versions %u-%u, IRD %u, our ORD %u)\n",
 				    &ic->src, min_ver, max_ver, ird, ic->ord);
-	isdm_hello_reply_build(&ic->hello_reply, &res);
-	memcpy(tx->hdr, &ic->hello_reply, sizeof(ic->hello_reply));
+	isdm_hello_reply_build(&ic->hello_reply, &res);	/* @tx->hdr */
 	ret = ist_tx_map(ic, tx, 0, sizeof(ic->hello_reply), &op,
 			 ist_hello_send_done);
 	if (ret)
@@ -755,15 +796,21 @@ int ist_queue_status(struct iscsit_conn *conn, struct iscsit_cmd *cmd)
 	u32 len = 0;
 
 	iscsit_build_rsp_pdu(cmd, conn, true, hdr);
-	if (se_cmd->sense_buffer &&
+	if (se_cmd->sense_buffer && icmd->tx.premapped &&
 	    (se_cmd->se_cmd_flags &
 	     (SCF_TRANSPORT_TASK_SENSE | SCF_EMULATED_TASK_SENSE))) {
 		/* RFC 3720 10.4.7: SenseLength, then the sense data */
 		put_unaligned_be16(se_cmd->scsi_sense_length, cmd->sense_buffer);
 		se_cmd->scsi_sense_length += sizeof(__be16);
 		hton24(hdr->dlength, (u32)se_cmd->scsi_sense_length);
-		data = cmd->sense_buffer;
-		len = ALIGN(se_cmd->scsi_sense_length, 4);
+		/* into the ring slot, padded (see ist_build_send()) */
+		BUILD_BUG_ON(ALIGN(ISCSI_SENSE_BUFFER_LEN, 4) > IST_TX_INLINE);
+		len = min_t(u32, se_cmd->scsi_sense_length,
+			    ISCSI_SENSE_BUFFER_LEN);
+		data = icmd->tx.hdr + IST_TX_HDR_MAX;
+		memcpy(data, cmd->sense_buffer, len);
+		memset(data + len, 0, ALIGN(len, 4) - len);
+		len = ALIGN(len, 4);
 	}
 	return ist_send(icmd, bhs, &icmd->stags, data, len);
 }

@@ -19,6 +19,14 @@
 
 /* iSER header (either form) + BHS: the headers of every message we send */
 #define IST_TX_HDR_MAX		(ISDM_HDR_LEN_EXT + ISDM_BHS_LEN)
+/*
+ * A slot of a connection's premapped Send buffers (&struct ist_tx_ring):
+ * the headers, then a short data segment sent inline with them in one
+ * SGE: sense data (SenseLength and up to 96 bytes), a Reject's copy of
+ * the rejected BHS, a short ping or Text payload.
+ */
+#define IST_TX_SLOT		256
+#define IST_TX_INLINE		(IST_TX_SLOT - IST_TX_HDR_MAX)
 /* Login PDUs carry at most 8192 bytes of keys (LIO's MAX_KEY_VALUE_PAIRS) */
 #define IST_LOGIN_DATA_MAX	8192
 /* room for an AHS (extended CDB) in a receive buffer */
@@ -117,18 +125,42 @@ struct ist_np {
 };
 
 /**
+ * struct ist_tx_ring - a connection's premapped Send buffers
+ * @nr: slots, one per LIO command tag of the session
+ * @per_page: slots in one page
+ * @pages: the pages, each mapped once for DMA to the device
+ * @dma: their DMA addresses
+ *
+ * The headers of a command's Sends live in the slot of its tag, not in
+ * LIO's per-command area, which LIO may have vmalloc'ed (kvcalloc) and so
+ * cannot be DMA-mapped; nor is anything mapped per I/O.
+ */
+struct ist_tx_ring {
+	u32			nr;
+	u32			per_page;
+	void			**pages;
+	u64			*dma;
+};
+
+/**
  * struct ist_tx_desc - the headers of one Send and its work request
- * @hdr: iSER header followed by the BHS; sent from @hdr + the unused
- *	part of the iSER area, so both header forms use one layout
+ * @hdr: iSER header followed by the BHS (and, in a ring slot, inline
+ *	data); sent from @hdr + the unused part of the iSER area, so both
+ *	header forms use one layout. A ring slot, or a buffer of the
+ *	connection (login, HelloReply) mapped per Send
  * @dma: DMA address of @hdr, 0 when not mapped
+ * @map_len: bytes of @hdr mapped (when not @premapped)
+ * @premapped: @hdr is a ring slot, mapped for the life of the connection
  * @sge: headers, then an optional data segment
  * @num_sge: 1 or 2
  * @cqe: completion entry
  * @wr: the send work request
  */
 struct ist_tx_desc {
-	u8			hdr[IST_TX_HDR_MAX];
+	u8			*hdr;
 	u64			dma;
+	u32			map_len;
+	bool			premapped;
 	struct ib_sge		sge[2];
 	int			num_sge;
 	struct ib_cqe		cqe;
@@ -163,6 +195,7 @@ struct ist_tx_desc {
  * @login_rx: the login receive buffer
  * @login_len: bytes received in it
  * @login_tx: the login response
+ * @login_hdr: its headers
  * @login_rsp: DMA-mapped copy of the login response keys
  * @login_rsp_dma: its DMA address
  * @login_req_comp: a login PDU is ready for LIO
@@ -177,6 +210,7 @@ struct ist_tx_desc {
  * @login_tx_done: completed when no login response is in flight
  * @rx: full-feature receive buffers
  * @nr_rx: how many
+ * @tx_ring: the Send buffers of full-feature commands, one per tag
  * @rx_max_data: the largest data segment we accept in full feature phase
  * @prelogin_work: closes the connection when no login PDU arrives in time
  * @release_work: disconnects (if nobody did), drains, drops the CM side's
@@ -186,7 +220,7 @@ struct ist_tx_desc {
  * @logout_posted: a Logout Response was posted
  * @dev_removed: the device is going away
  * @hello_tx: the HelloReply
- * @hello_reply: its bytes
+ * @hello_reply: its bytes; the headers @hello_tx sends
  * @ffp_seen: a full-feature message arrived (a Hello must come first)
  * @ctrl_cnt: control completions (TMF, Reject, Text) still running
  * @rdma_wait: commands whose RDMA Reads did not fit in the send queue yet,
@@ -220,6 +254,7 @@ struct ist_conn {
 	struct isdm_rx_desc	login_rx;
 	u32			login_len;
 	struct ist_tx_desc	login_tx;
+	u8			login_hdr[IST_TX_HDR_MAX];
 	void			*login_rsp;
 	u64			login_rsp_dma;
 	struct completion	login_req_comp;
@@ -231,6 +266,7 @@ struct ist_conn {
 
 	struct isdm_rx_desc	*rx;
 	u32			nr_rx;
+	struct ist_tx_ring	tx_ring;
 	u32			rx_max_data;
 
 	struct delayed_work	prelogin_work;
@@ -253,8 +289,9 @@ struct ist_conn {
  * @conn: the connection
  * @cmd: LIO's command
  * @stags: STags and addresses its SCSI Command advertised
- * @tx: the response Send
- * @pdu_dma: DMA address of a response data segment, 0 if none
+ * @tx: the response Send; its headers are the ring slot of the tag
+ * @pdu_dma: DMA address of a data segment too long to go inline, 0 if
+ *	none
  * @pdu_len: its length
  * @rw: RDMA Read/Write context
  * @rw_init: @rw was initialised
@@ -307,11 +344,13 @@ void ist_remove_device(struct ib_device *ib_dev);
 int ist_post_send(struct ist_conn *ic, struct ist_tx_desc *tx,
 		  struct ib_send_wr *first);
 void ist_tx_unmap(struct ist_conn *ic, struct ist_tx_desc *tx);
+int ist_tx_ring_create(struct ist_conn *ic, u32 nr);
+bool ist_tx_slot(struct ist_conn *ic, struct ist_tx_desc *tx, u32 tag);
 int ist_tx_map(struct ist_conn *ic, struct ist_tx_desc *tx, unsigned int off,
 	       u32 len, const struct isdm_send_op *op,
 	       void (*done)(struct ib_cq *cq, struct ib_wc *wc));
 int ist_tx_init(struct ist_conn *ic, struct ist_tx_desc *tx,
-		const void *bhs, const struct isdm_stags *adv,
+		const void *bhs, const struct isdm_stags *adv, u32 inline_len,
 		void (*done)(struct ib_cq *cq, struct ib_wc *wc));
 
 /* io.c */

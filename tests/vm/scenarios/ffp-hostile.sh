@@ -51,6 +51,13 @@
 #     connection as one whose unsolicited data would never come, but left
 #     it unfreed since LIO meant to drop it: the teardown waited for it
 #     for ever, and so did every later login of the initiator);
+# 13c. dobig: a WRITE of 512 bytes with F=0 to an LBA beyond the LUN
+#     (LIO has dropped one reference of it already), then a Data-Out of
+#     1024 bytes for it: LIO's own check of the offset rejects it and drops
+#     a reference of the command it still uses, its last (a WARNING in
+#     iscsit_release_cmd() and a refcount underflow before the fix); the
+#     target must close the connection before LIO sees it, and a new
+#     login must work;
 # 14. tmfseq: a TMF in CmdSN order (not immediate) that LIO answers
 #     itself (TARGET WARM RESET, not authorized) must not hold up the
 #     teardown (a new login works);
@@ -151,6 +158,7 @@ done
 ffp_run cmdsngap 'login=ok .*nop_in=yes closed=no .*relogin=ok' "${norm[@]}"
 ffp_run afterfail 'login=ok .*closed=yes .*relogin=ok' "${norm[@]}"
 ffp_run overrun 'login=ok .*closed=yes .*relogin=ok' "${norm[@]}"
+ffp_run dobig 'login=ok .*closed=yes .*relogin=ok' "${norm[@]}"
 ffp_run tmfseq 'login=ok .*nop_in=yes closed=no .*relogin=ok' "${norm[@]}"
 ffp_run bigio 'login=ok .*nop_in=yes closed=no .*bigio bytes=[1-9][0-9]* write=0x00 read=0x00 verify=ok' "${norm[@]}"
 ffp_run bigq 'login=ok .*nop_in=yes closed=no .*bigq cmds=24 bytes=16777216 good=24 bad=0\(none\) read=0x00 verify=ok' "${norm[@]}"

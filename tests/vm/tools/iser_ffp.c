@@ -63,6 +63,12 @@
  *            thread; right behind it a reserved opcode, which closes the
  *            connection (often before that thread ran); then a new login,
  *            which must work
+ *   dobig    a WRITE(10) of 512 bytes to an LBA beyond the LUN, with F=0
+ *            (unsolicited Data-Out to follow, under InitialR2T=No), then
+ *            a Data-Out for it of 1024 bytes at offset 0, beyond the
+ *            command's EDTL: must close the connection (LIO's own check
+ *            rejects it and drops a reference of the command it still
+ *            uses); then a new login, which must work
  *   tmfseq   a TARGET WARM RESET, not immediate, in CmdSN order, which LIO
  *            refuses (not authorized) without the target core; a ping,
  *            then a new login, which must work
@@ -181,13 +187,13 @@
 enum mode {
 	NOP, HELLO, SNACK, LOGIN, SCSI, BADDLEN, BIGSEND, TEXTCONT,
 	AHS0, AHSOVER, AHSTYPE, AHSNOP, AHSSHORT, CDBLONG, ECDB, BIDI, IMMF1,
-	GAP, AFTERFAIL, OVERRUN, TMFSEQ, BIGIO, BIGQ, SHORTW, SHORTR, RANDOM,
+	GAP, AFTERFAIL, OVERRUN, DOBIG, TMFSEQ, BIGIO, BIGQ, SHORTW, SHORTR, RANDOM,
 };
 
 static const char *const mode_names[] = {
 	"nop", "hello", "snack", "login", "scsi", "baddlen", "bigsend",
 	"textcont", "ahs0", "ahsover", "ahstype", "ahsnop", "ahsshort",
-	"cdblong", "ecdb", "bidi", "immf1", "cmdsngap", "afterfail", "overrun", "tmfseq",
+	"cdblong", "ecdb", "bidi", "immf1", "cmdsngap", "afterfail", "overrun", "dobig", "tmfseq",
 	"bigio", "bigq", "shortw", "shortr", "random",
 };
 
@@ -639,6 +645,29 @@ static void offend(enum mode mode)
 		itool_put_be32(bhs + 16, 0x5501);
 		send_buf(HDR);
 		return;
+	case DOBIG:
+		/*
+		 * 512 bytes announced, F=0: Data-Out follows; to an LBA
+		 * beyond the LUN, so LIO has dropped one reference already
+		 */
+		bhs = pdu_start(ISDM_OP_SCSI_CMD, ISDM_BHS_CMD_WRITE, 0);
+		itool_put_be32(bhs + 16, 0x5600);
+		itool_put_be32(bhs + 20, 512);
+		itool_put_be32(bhs + 24, cmd_sn++);
+		itool_put_be32(bhs + 28, exp_stat_sn);
+		bhs[32] = 0x2a;
+		itool_put_be32(bhs + 32 + 2, 0xfffffff0);
+		bhs[32 + 8] = 1;
+		if (send_buf(HDR))
+			return;
+		/* ... and 1024 bytes of it at offset 0, F=1 */
+		bhs = pdu_start(ISDM_OP_DATA_OUT, ISDM_BHS_FINAL, 1024);
+		itool_put_be32(bhs + 16, 0x5600);
+		itool_put_be32(bhs + 20, 0xffffffff);
+		itool_put_be32(bhs + 28, exp_stat_sn);
+		memset(bhs + ISDM_BHS_LEN, 0x5a, 1024);
+		send_buf(HDR + 1024);
+		return;
 	case AFTERFAIL:
 		/* a reserved opcode, and right behind it a command to LUN 5 */
 		bhs = pdu_start(0x0f, ISDM_BHS_FINAL, 0);
@@ -976,6 +1005,7 @@ static int closes(enum mode mode)
 	case IMMF1:
 	case AFTERFAIL:
 	case OVERRUN:
+	case DOBIG:
 	case SHORTW:
 	case SHORTR:
 		return 1;
@@ -1850,7 +1880,7 @@ int main(int argc, char **argv)
 			      " initial_r2t=yes") : "");
 	printf("%s", big);
 	if (mode == GAP || mode == AFTERFAIL || mode == OVERRUN ||
-	    mode == TMFSEQ) {
+	    mode == DOBIG || mode == TMFSEQ) {
 		/* the old connection must go away in full: log in again */
 		rnd_hangup();
 		printf(" relogin=%s", connect_target(argv[optind], argv[optind + 1]) ||
