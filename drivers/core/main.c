@@ -3,10 +3,94 @@
  * iser_dm: the iSER datamover core shared by ib_iser (initiator) and
  * ib_isert (target).
  */
+#include <linux/kstrtox.h>
 #include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/string.h>
+#include <linux/sysfs.h>
 
 #include "isdm/isdm.h"
 #include "core.h"
+
+/*
+ * The Annex A12 switches of the two modules (ib_iser.zbva, ib_isert.zbva,
+ * ... send_inv): the words are those of the administration guide; the
+ * kernel's boolean words are accepted too.
+ */
+static int isdm_param_set(const char *val, const struct kernel_param *kp,
+			  const char *on_word)
+{
+	struct isdm_feature_param *p = kp->arg;
+	bool on;
+
+	if (sysfs_streq(val, on_word) || sysfs_streq(val, "on"))
+		on = true;
+	else if (sysfs_streq(val, "off"))
+		on = false;
+	else if (kstrtobool(val, &on))
+		return -EINVAL;
+	WRITE_ONCE(p->on, on);
+	return 0;
+}
+
+static int isdm_param_set_zbva(const char *val, const struct kernel_param *kp)
+{
+	return isdm_param_set(val, kp, "auto");
+}
+
+static int isdm_param_get_zbva(char *buf, const struct kernel_param *kp)
+{
+	const struct isdm_feature_param *p = kp->arg;
+
+	return sysfs_emit(buf, "%s\n", READ_ONCE(p->on) ? "auto" : "off");
+}
+
+static int isdm_param_set_send_inv(const char *val,
+				   const struct kernel_param *kp)
+{
+	return isdm_param_set(val, kp, "on");
+}
+
+static int isdm_param_get_send_inv(char *buf, const struct kernel_param *kp)
+{
+	const struct isdm_feature_param *p = kp->arg;
+
+	return sysfs_emit(buf, "%s\n", READ_ONCE(p->on) ? "on" : "off");
+}
+
+/* zbva=auto|off: offer ZBVA, or declare the ZBVA exception (CA12-14) */
+const struct kernel_param_ops isdm_param_zbva_ops = {
+	.set	= isdm_param_set_zbva,
+	.get	= isdm_param_get_zbva,
+};
+EXPORT_SYMBOL_GPL(isdm_param_zbva_ops);
+
+/* send_inv=on|off: offer Send with Invalidate, or declare the exception */
+const struct kernel_param_ops isdm_param_send_inv_ops = {
+	.set	= isdm_param_set_send_inv,
+	.get	= isdm_param_get_send_inv,
+};
+EXPORT_SYMBOL_GPL(isdm_param_send_inv_ops);
+
+/**
+ * isdm_caps_offer() - what one side offers on one connection
+ * @dev: the device, whose @caps say what it can do
+ * @zbva: the module's ZBVA switch
+ * @send_inv: the module's Send-with-Invalidate switch
+ * @caps: filled: the device's abilities less what the switches turn off
+ *
+ * Called once per connection (REQ or REP), so a parameter changed through
+ * sysfs applies to the next connection and never to half of one.
+ */
+void isdm_caps_offer(const struct isdm_device *dev,
+		     const struct isdm_feature_param *zbva,
+		     const struct isdm_feature_param *send_inv,
+		     struct isdm_caps *caps)
+{
+	caps->zbva = dev->caps.zbva && READ_ONCE(zbva->on);
+	caps->send_inv = dev->caps.send_inv && READ_ONCE(send_inv->on);
+}
+EXPORT_SYMBOL_GPL(isdm_caps_offer);
 
 static int __init isdm_init(void)
 {

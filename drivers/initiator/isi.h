@@ -181,6 +181,7 @@ struct isi_host {
  * @stop_comp: stop_conn is done with a bound connection
  * @release_work: waits for @stop_comp and releases
  * @entry: in the module's connection list
+ * @offer: what our CM REQ offered (device abilities and module switches)
  * @mode: what the CM exchange fixed
  * @ird: the QP's responder resources (incoming RDMA Reads)
  * @ord: the QP's initiator depth (outgoing RDMA Reads)
@@ -215,6 +216,7 @@ struct isi_conn {
 	struct completion	stop_comp;
 	struct work_struct	release_work;
 	struct list_head	entry;
+	struct isdm_caps	offer;
 	struct isdm_mode	mode;
 	u32			ird;
 	u32			ord;

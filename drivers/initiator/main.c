@@ -34,6 +34,17 @@ module_param(rx_budget_kb, uint, 0644);
 MODULE_PARM_DESC(rx_budget_kb,
 		 "KiB of full-feature receive buffers per connection on InfiniBand/RoCE (at least 16 buffers; default 16384)");
 
+/* Annex A12 switches: what the CM REQ offers (Documentation/interop.md) */
+static struct isdm_feature_param zbva = { .on = true };
+module_param_cb(zbva, &isdm_param_zbva_ops, &zbva, 0644);
+MODULE_PARM_DESC(zbva,
+		 "auto: offer zero-based addressing (12-byte iSER header); off: declare the ZBVA exception (28-byte header, absolute addresses) (default auto)");
+
+static struct isdm_feature_param send_inv = { .on = true };
+module_param_cb(send_inv, &isdm_param_send_inv_ops, &send_inv, 0644);
+MODULE_PARM_DESC(send_inv,
+		 "on: offer Send with Invalidate; off: declare the exception, so every STag is invalidated locally (default on)");
+
 static unsigned int max_io_kb = ISI_MAX_IO_KB_DEF;
 
 static int isi_max_io_set(const char *val, const struct kernel_param *kp)
@@ -177,7 +188,8 @@ static int isi_route_resolved(struct isi_conn *ic)
 	ret = rdma_set_min_rnr_timer(ic->cm_id, IB_RNR_TIMER_000_32);
 	if (ret)
 		return ret;
-	isdm_cm_req_build(&req, &ic->dev->caps);
+	isdm_caps_offer(ic->dev, &zbva, &send_inv, &ic->offer);
+	isdm_cm_req_build(&req, &ic->offer);
 	param.private_data = &req;
 	param.private_data_len = sizeof(req);
 	param.responder_resources = ib_dev->attrs.max_qp_rd_atom;
@@ -195,7 +207,7 @@ static int isi_established(struct isi_conn *ic, struct rdma_cm_event *ev)
 
 	ret = isdm_cm_rep_parse(ev->param.conn.private_data,
 				ev->param.conn.private_data_len,
-				&ic->dev->caps, &ic->mode);
+				&ic->offer, &ic->mode);
 	if (ret) {
 		pr_err_ratelimited("bad CM REP private data: %d\n", ret);
 		return ret;

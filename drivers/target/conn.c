@@ -55,6 +55,17 @@ module_param(max_prelogin_per_source, uint, 0644);
 MODULE_PARM_DESC(max_prelogin_per_source,
 		 "Connections per source address waiting for their first login PDU (default 8)");
 
+/* Annex A12 switches: what the CM REP grants (Documentation/interop.md) */
+static struct isdm_feature_param zbva = { .on = true };
+module_param_cb(zbva, &isdm_param_zbva_ops, &zbva, 0644);
+MODULE_PARM_DESC(zbva,
+		 "auto: accept zero-based addressing when offered (12-byte iSER header); off: declare the ZBVA exception (28-byte header) (default auto)");
+
+static struct isdm_feature_param send_inv = { .on = true };
+module_param_cb(send_inv, &isdm_param_send_inv_ops, &send_inv, 0644);
+MODULE_PARM_DESC(send_inv,
+		 "on: use Send with Invalidate when offered; off: declare the exception (plain SendSE responses) (default on)");
+
 /* all connections, for device removal */
 static LIST_HEAD(ist_conn_list);
 static DEFINE_MUTEX(ist_conn_list_mutex);
@@ -620,8 +631,10 @@ static int ist_accept(struct ist_conn *ic, struct rdma_cm_event *event,
 	struct rdma_conn_param cp = {};
 	struct isdm_cm_rep rep;
 	struct ib_device *ib_dev = ic->dev->ib_dev;
+	struct isdm_caps ours;
 
-	isdm_cm_negotiate_target(ini, &ic->dev->caps, &ic->mode, &rep);
+	isdm_caps_offer(ic->dev, &zbva, &send_inv, &ours);
+	isdm_cm_negotiate_target(ini, &ours, &ic->mode, &rep);
 	/*
 	 * We issue RDMA Reads: our ORD is the initiator depth, bounded by
 	 * what the initiator offers as responder resources (rdma_cm presents

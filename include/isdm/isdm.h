@@ -9,6 +9,7 @@
 
 #include <linux/kref.h>
 #include <linux/list.h>
+#include <linux/moduleparam.h>
 #include <rdma/ib_verbs.h>
 
 #include "isdm/iser_wire.h"
@@ -130,5 +131,23 @@ void isdm_unregister_ulp(struct isdm_ulp *ulp);
 
 struct isdm_device *isdm_device_get(struct ib_device *ib_dev);
 void isdm_device_put(struct isdm_device *dev);
+
+/**
+ * struct isdm_feature_param - a module parameter that switches what one
+ *	side offers in the Annex A12 exchange
+ * @on: offered (the default)
+ *
+ * Read with READ_ONCE() once per connection, by isdm_caps_offer().
+ */
+struct isdm_feature_param {
+	bool	on;
+};
+
+extern const struct kernel_param_ops isdm_param_zbva_ops;
+extern const struct kernel_param_ops isdm_param_send_inv_ops;
+void isdm_caps_offer(const struct isdm_device *dev,
+		     const struct isdm_feature_param *zbva,
+		     const struct isdm_feature_param *send_inv,
+		     struct isdm_caps *caps);
 
 #endif /* ISDM_ISDM_H */

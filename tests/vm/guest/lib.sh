@@ -164,12 +164,14 @@ vm_insmod_ours() {
 	fi
 }
 
-# vm_modprobe_intree NAME: load the in-tree module, refusing to mix it up
+# vm_modprobe_intree NAME [PARAM=VALUE...]: load the in-tree module (with
+# those parameters), refusing to mix it up
 # with ours of the same name: modprobe must resolve NAME to the kernel's own
 # file under kernel/drivers/infiniband/ulp/ (not, say, ours installed in
 # updates/ for this release), and the loaded module must be that file.
 vm_modprobe_intree() {
 	local name=$1 ko want have
+	shift
 	ko=$(modinfo -n "$name" 2>/dev/null)
 	[ -n "$ko" ] || vm_fail "in-tree $name: modinfo does not find it for $VM_REL"
 	case $ko in
@@ -182,7 +184,7 @@ vm_modprobe_intree() {
 		[ -z "$want" ] || [ "$have" = "$want" ] ||
 			vm_fail "a different $name is already loaded (srcversion '$have', the in-tree $ko has '$want')"
 	fi
-	vm_must modprobe "$name"
+	vm_must modprobe "$name" "$@"
 	have=$(cat "/sys/module/$name/srcversion" 2>/dev/null)
 	[ -z "$want" ] || [ "$have" = "$want" ] ||
 		vm_fail "$name loaded is not the in-tree one (srcversion '$have', $ko has '$want')"

@@ -1,0 +1,131 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# One cell of the IBTA Annex A12 matrix: what each side offers in the CM
+# exchange, what the connection must then use, and verified I/O in that
+# mode.
+#   ini_zbva=auto|off ini_sie=on|off tgt_zbva=auto|off tgt_sie=on|off
+#       the switches of our modules (ib_iser.zbva, ib_iser.send_inv,
+#       ib_isert.zbva, ib_isert.send_inv; default auto/on). The in-tree
+#       modules have no such switches: the in-tree initiator always
+#       declares the ZBVA exception and declares the Send-with-Invalidate
+#       exception only when loaded with always_register=N (ini_sie=off
+#       loads it so); the in-tree target always declares the ZBVA
+#       exception and grants Send with Invalidate when offered
+#       (drivers/infiniband/ulp/iser/iser_verbs.c,
+#       isert/ib_isert.c of 6.1 and 6.12). ini_zbva=auto and tgt_sie=off
+#       cannot be had from them and are refused as bad arguments.
+# The expected mode is derived from the offers by A12's rules in
+# a12_expect() (CA12-11, -13: Send with Invalidate only when both offer it;
+# CA12-14, -16: ZBVA only when both do; CA12-17: the 12-byte header with
+# ZBVA, else the 28-byte one), and compared with what our modules report:
+# the initiator's debugfs (header, zbva, send_with_invalidate) and the
+# target's session log line ("12-byte (ZBVA)|28-byte header, Send with
+# Invalidate|no Send with Invalidate"). The scenario logs one table row:
+#   a12: cell ... expected ... seen ... PASS|FAIL
+# Then fio with verification over the whole LUN: random writes of 512 B to
+# 1 MiB at 512-byte boundaries, from buffers 512 bytes past a page boundary
+# (fio's iomem_align offsets the page-aligned buffer base), queue depth 16,
+# every block read back and checked.
+
+ini_zbva=auto ini_sie=on tgt_zbva=auto tgt_sie=on
+while [ $# -gt 0 ]; do
+	case $1 in
+	ini_zbva=auto | ini_zbva=off) ini_zbva=${1#*=} ;;
+	ini_sie=on | ini_sie=off) ini_sie=${1#*=} ;;
+	tgt_zbva=auto | tgt_zbva=off) tgt_zbva=${1#*=} ;;
+	tgt_sie=on | tgt_sie=off) tgt_sie=${1#*=} ;;
+	*) vm_fail "a12.sh: bad argument $1" ;;
+	esac
+	shift
+done
+if [ "$VM_INITIATOR" = intree ] && [ "$ini_zbva" = auto ]; then
+	ini_zbva=off	# the in-tree initiator never offers ZBVA
+fi
+[ "$VM_TARGET" != intree ] || [ "$tgt_zbva" = auto ] ||
+	vm_fail "a12.sh: the in-tree target has no ZBVA switch (it always declines)"
+[ "$VM_TARGET" != intree ] || [ "$tgt_sie" = on ] ||
+	vm_fail "a12.sh: the in-tree target cannot decline Send with Invalidate"
+
+# a12_expect INI_ZBVA INI_SIE TGT_ZBVA TGT_SIE (1: offered, 0: declined):
+# "header=H zbva=Z send_with_invalidate=S"
+a12_expect() {
+	local zbva=$(($1 && $3)) sie=$(($2 && $4))
+	echo "header=$((zbva ? 12 : 28)) zbva=$zbva send_with_invalidate=$sie"
+}
+offer() { [ "$1" = auto ] || [ "$1" = on ] && echo 1 || echo 0; }
+# what each side offers: ours as switched, the in-tree target never ZBVA
+t_zbva=$(offer "$tgt_zbva")
+[ "$VM_TARGET" != intree ] || t_zbva=0
+want=$(a12_expect "$(offer "$ini_zbva")" "$(offer "$ini_sie")" "$t_zbva" "$(offer "$tgt_sie")")
+cell="ini=$VM_INITIATOR(zbva=$ini_zbva,sie=$ini_sie) tgt=$VM_TARGET(zbva=$tgt_zbva,sie=$tgt_sie)"
+vm_log "a12: $cell: expected $want"
+
+vm_rxe_up
+if [ "$VM_INITIATOR" = intree ]; then
+	if [ "$ini_sie" = off ]; then
+		vm_modprobe_intree ib_iser always_register=N
+	else
+		vm_modprobe_intree ib_iser
+	fi
+	VM_INITIATOR=none vm_load_roles
+else
+	vm_load_roles
+	echo "$ini_zbva" >/sys/module/ib_iser/parameters/zbva &&
+		echo "$ini_sie" >/sys/module/ib_iser/parameters/send_inv ||
+		vm_fail "cannot set ib_iser's zbva/send_inv"
+	# a word the switch does not know is refused
+	! echo maybe 2>/dev/null >/sys/module/ib_iser/parameters/zbva ||
+		vm_fail "ib_iser.zbva accepted 'maybe'"
+fi
+if [ "$VM_TARGET" = ours ]; then
+	echo "$tgt_zbva" >/sys/module/ib_isert/parameters/zbva &&
+		echo "$tgt_sie" >/sys/module/ib_isert/parameters/send_inv ||
+		vm_fail "cannot set ib_isert's zbva/send_inv"
+fi
+vm_log "switches: $(grep -H . /sys/module/ib_iser*/parameters/{zbva,send_inv} 2>/dev/null | paste -sd ' ' -)"
+vm_target_setup
+vm_iscsid_start
+vm_node_new
+mountpoint -q /sys/kernel/debug || vm_must mount -t debugfs debugfs /sys/kernel/debug
+dev=$(vm_login_disk) || exit 1
+
+seen="" bad=""
+if [ "$VM_INITIATOR" = ours ]; then
+	host=$(basename "$(readlink -f /sys/class/iscsi_session/session*/device/..)")
+	mode=$(cat "/sys/kernel/debug/ib_iser/$host/conn") ||
+		vm_fail "no debugfs mode for $host"
+	ini_seen=$(for k in header zbva send_with_invalidate; do
+		echo "$mode" | awk -v k="$k:" '$1 == k { printf "%s=%s ", substr(k, 1, length(k) - 1), $2 }'
+	done)
+	ini_seen=${ini_seen% }
+	seen="initiator: $ini_seen"
+	[ "$ini_seen" = "$want" ] || bad="initiator reports $ini_seen"
+fi
+if [ "$VM_TARGET" = ours ]; then
+	line=$(vm_scen_dmesg | grep -o 'normal session from [^ ]*: [^,]*, [^,]*' | tail -n 1)
+	[ -n "$line" ] || vm_fail "our target logged no normal session"
+	set -- $want
+	h=${1#header=} s=${3#send_with_invalidate=}
+	twant="$([ "$h" = 12 ] && echo '12-byte (ZBVA)' || echo 28-byte) header, $([ "$s" = 1 ] && echo 'Send with Invalidate' || echo 'no Send with Invalidate')"
+	tseen=${line#*: }
+	seen="${seen:+$seen; }target: $tseen"
+	[ "$tseen" = "$twant" ] || bad="${bad:+$bad; }target reports '$tseen', expected '$twant'"
+fi
+verdict=PASS
+[ -z "$bad" ] || verdict=FAIL
+vm_log "a12: cell $cell | expected $want | seen $seen | $verdict"
+[ -z "$bad" ] || vm_fail "a12 $cell: $bad"
+
+# the whole LUN, every size from 512 B to 1 MiB, buffers off page alignment
+size=$(blockdev --getsize64 "$dev")
+vm_fio "$dev" a12 <<-EOF
+	[mixed-512-1m-qd16]
+	rw=randwrite
+	bsrange=512-1m
+	blockalign=512
+	iomem_align=512
+	iodepth=16
+	size=$size
+EOF
+vm_logout_check "$dev"
