@@ -71,17 +71,19 @@ if [ "$VM_INITIATOR" = intree ]; then
 	VM_INITIATOR=none vm_load_roles
 else
 	vm_load_roles
-	echo "$ini_zbva" >/sys/module/ib_iser/parameters/zbva &&
-		echo "$ini_sie" >/sys/module/ib_iser/parameters/send_inv ||
-		vm_fail "cannot set ib_iser's zbva/send_inv"
+	echo "$ini_zbva" >/sys/module/ib_iser/parameters/zbva ||
+		vm_fail "cannot set ib_iser's zbva"
+	echo "$ini_sie" >/sys/module/ib_iser/parameters/send_inv ||
+		vm_fail "cannot set ib_iser's send_inv"
 	# a word the switch does not know is refused
 	! echo maybe 2>/dev/null >/sys/module/ib_iser/parameters/zbva ||
 		vm_fail "ib_iser.zbva accepted 'maybe'"
 fi
 if [ "$VM_TARGET" = ours ]; then
-	echo "$tgt_zbva" >/sys/module/ib_isert/parameters/zbva &&
-		echo "$tgt_sie" >/sys/module/ib_isert/parameters/send_inv ||
-		vm_fail "cannot set ib_isert's zbva/send_inv"
+	echo "$tgt_zbva" >/sys/module/ib_isert/parameters/zbva ||
+		vm_fail "cannot set ib_isert's zbva"
+	echo "$tgt_sie" >/sys/module/ib_isert/parameters/send_inv ||
+		vm_fail "cannot set ib_isert's send_inv"
 fi
 vm_log "switches: $(grep -H . /sys/module/ib_iser*/parameters/{zbva,send_inv} 2>/dev/null | paste -sd ' ' -)"
 vm_target_setup
@@ -105,8 +107,9 @@ fi
 if [ "$VM_TARGET" = ours ]; then
 	line=$(vm_scen_dmesg | grep -o 'normal session from [^ ]*: [^,]*, [^,]*' | tail -n 1)
 	[ -n "$line" ] || vm_fail "our target logged no normal session"
-	set -- $want
-	h=${1#header=} s=${3#send_with_invalidate=}
+	h=${want#header=}
+	h=${h%% *}
+	s=${want##*send_with_invalidate=}
 	twant="$([ "$h" = 12 ] && echo '12-byte (ZBVA)' || echo 28-byte) header, $([ "$s" = 1 ] && echo 'Send with Invalidate' || echo 'no Send with Invalidate')"
 	tseen=${line#*: }
 	seen="${seen:+$seen; }target: $tseen"

@@ -57,7 +57,10 @@
 #     a reference of the command it still uses, its last (a WARNING in
 #     iscsit_release_cmd() and a refcount underflow before the fix); the
 #     target must close the connection before LIO sees it, and a new
-#     login must work;
+#     login must work. (6.1 keeps the command waiting for its data; 6.12
+#     answers it at once with CHECK CONDITION, so there the Data-Out
+#     names an unknown ITT and LIO drops it: whether the connection
+#     closes is not judged, the kernel-log gate and the new login are);
 # 14. tmfseq: a TMF in CmdSN order (not immediate) that LIO answers
 #     itself (TARGET WARM RESET, not authorized) must not hold up the
 #     teardown (a new login works);
@@ -158,7 +161,7 @@ done
 ffp_run cmdsngap 'login=ok .*nop_in=yes closed=no .*relogin=ok' "${norm[@]}"
 ffp_run afterfail 'login=ok .*closed=yes .*relogin=ok' "${norm[@]}"
 ffp_run overrun 'login=ok .*closed=yes .*relogin=ok' "${norm[@]}"
-ffp_run dobig 'login=ok .*closed=yes .*relogin=ok' "${norm[@]}"
+ffp_run dobig 'login=ok .*relogin=ok' "${norm[@]}"
 ffp_run tmfseq 'login=ok .*nop_in=yes closed=no .*relogin=ok' "${norm[@]}"
 ffp_run bigio 'login=ok .*nop_in=yes closed=no .*bigio bytes=[1-9][0-9]* write=0x00 read=0x00 verify=ok' "${norm[@]}"
 ffp_run bigq 'login=ok .*nop_in=yes closed=no .*bigq cmds=24 bytes=16777216 good=24 bad=0\(none\) read=0x00 verify=ok' "${norm[@]}"
