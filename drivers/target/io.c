@@ -538,6 +538,21 @@ static int ist_handle_nop_out(struct ist_conn *ic, u8 *buf,
 	struct iscsit_cmd *cmd;
 	int rc;
 
+	/*
+	 * RFC 3720 10.18: a ping has the TTT 0xffffffff, an answer to a
+	 * NOP-In the reserved ITT. LIO sets a command up only for the first,
+	 * then queues one with both fields set as a ping anyway, in no state
+	 * a transport knows (ISTATE_NO_STATE), and its session teardown did
+	 * not complete after that.
+	 */
+	if (hdr->itt != RESERVED_ITT && hdr->ttt != cpu_to_be32(0xFFFFFFFF)) {
+		pr_err_ratelimited("connection from %pISpc: NOP-Out with both an ITT (0x%08x) and a TTT (0x%08x); rejecting it\n",
+				   &ic->src, be32_to_cpu((__force __be32)hdr->itt),
+				   be32_to_cpu(hdr->ttt));
+		iscsit_add_reject(ic->conn, ISCSI_REASON_PROTOCOL_ERROR,
+				  (unsigned char *)hdr);
+		return 0;
+	}
 	cmd = ist_alloc_cmd(ic);
 	if (!cmd)
 		return -ENOMEM;

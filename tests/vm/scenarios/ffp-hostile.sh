@@ -61,6 +61,11 @@
 #     answers it at once with CHECK CONDITION, so there the Data-Out
 #     names an unknown ITT and LIO drops it: whether the connection
 #     closes is not judged, the kernel-log gate and the new login are);
+# 13d. nopttt: a NOP-Out with both an ITT and a TTT (RFC 3720 10.18 allows
+#     one or the other) gets a Reject (0x04) and the connection goes on
+#     (before the fix LIO queued it as a ping in ISTATE_NO_STATE, our
+#     target failed the connection on "unknown response state 0", and in
+#     ffp-random the session's teardown then never completed);
 # 14. tmfseq: a TMF in CmdSN order (not immediate) that LIO answers
 #     itself (TARGET WARM RESET, not authorized) must not hold up the
 #     teardown (a new login works);
@@ -162,6 +167,7 @@ ffp_run cmdsngap 'login=ok .*nop_in=yes closed=no .*relogin=ok' "${norm[@]}"
 ffp_run afterfail 'login=ok .*closed=yes .*relogin=ok' "${norm[@]}"
 ffp_run overrun 'login=ok .*closed=yes .*relogin=ok' "${norm[@]}"
 ffp_run dobig 'login=ok .*relogin=ok' "${norm[@]}"
+ffp_run nopttt 'login=ok hello_reply=none reject=0x04 nop_in=yes closed=no' "${norm[@]}"
 ffp_run tmfseq 'login=ok .*nop_in=yes closed=no .*relogin=ok' "${norm[@]}"
 ffp_run bigio 'login=ok .*nop_in=yes closed=no .*bigio bytes=[1-9][0-9]* write=0x00 read=0x00 verify=ok' "${norm[@]}"
 ffp_run bigq 'login=ok .*nop_in=yes closed=no .*bigq cmds=24 bytes=16777216 good=24 bad=0\(none\) read=0x00 verify=ok' "${norm[@]}"
@@ -180,7 +186,8 @@ for line in 'PDU 0x10 not allowed with iSER here' \
 	'PDU 0x01 with a bad AHS (-90)' 'PDU 0x01 with a bad AHS (-95)' \
 	'PDU 0x00 with a bad AHS (-71)' 'PDU 0x01 with a bad AHS (-74)' \
 	'PDU 0x01 with a bad AHS (-22)' \
-	'work request flushed (the queue pair is in error); closing'; do
+	'work request flushed (the queue pair is in error); closing' \
+	'NOP-Out with both an ITT (0x00005700) and a TTT (0x12345678)'; do
 	echo "$klog" | grep -qF "$line" ||
 		fails+="the target did not log \"$line\"; "
 done

@@ -69,6 +69,10 @@
  *            command's EDTL: must close the connection (LIO's own check
  *            rejects it and drops a reference of the command it still
  *            uses); then a new login, which must work
+ *   nopttt   an immediate NOP-Out with both an ITT (a ping) and a TTT (an
+ *            answer to a NOP-In), which RFC 3720 10.18 does not allow:
+ *            must be refused with a Reject (LIO queues it as a ping in no
+ *            state a transport knows); then a ping
  *   tmfseq   a TARGET WARM RESET, not immediate, in CmdSN order, which LIO
  *            refuses (not authorized) without the target core; a ping,
  *            then a new login, which must work
@@ -187,13 +191,14 @@
 enum mode {
 	NOP, HELLO, SNACK, LOGIN, SCSI, BADDLEN, BIGSEND, TEXTCONT,
 	AHS0, AHSOVER, AHSTYPE, AHSNOP, AHSSHORT, CDBLONG, ECDB, BIDI, IMMF1,
-	GAP, AFTERFAIL, OVERRUN, DOBIG, TMFSEQ, BIGIO, BIGQ, SHORTW, SHORTR, RANDOM,
+	GAP, AFTERFAIL, OVERRUN, DOBIG, NOPTTT, TMFSEQ, BIGIO, BIGQ, SHORTW, SHORTR, RANDOM,
 };
 
 static const char *const mode_names[] = {
 	"nop", "hello", "snack", "login", "scsi", "baddlen", "bigsend",
 	"textcont", "ahs0", "ahsover", "ahstype", "ahsnop", "ahsshort",
-	"cdblong", "ecdb", "bidi", "immf1", "cmdsngap", "afterfail", "overrun", "dobig", "tmfseq",
+	"cdblong", "ecdb", "bidi", "immf1", "cmdsngap", "afterfail", "overrun",
+	"dobig", "nopttt", "tmfseq",
 	"bigio", "bigq", "shortw", "shortr", "random",
 };
 
@@ -586,6 +591,13 @@ static void offend(enum mode mode)
 	case SNACK:
 		bhs = pdu_start(ISDM_OP_SNACK, ISDM_BHS_FINAL, 0);
 		itool_put_be32(bhs + 16, 0xffffffff);
+		break;
+	case NOPTTT:
+		/* a ping (an ITT) that also answers a NOP-In (a TTT) */
+		bhs = pdu_start(ISDM_OP_NOP_OUT | ISDM_BHS_IMMEDIATE,
+				ISDM_BHS_FINAL, 0);
+		itool_put_be32(bhs + 16, 0x5700);
+		itool_put_be32(bhs + 20, 0x12345678);
 		break;
 	case LOGIN:
 		bhs = pdu_start(ISDM_OP_LOGIN_REQ | ISDM_BHS_IMMEDIATE, 0x87, 0);
