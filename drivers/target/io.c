@@ -469,44 +469,80 @@ static int ist_handle_scsi_cmd(struct ist_conn *ic, u8 *buf,
 	return 0;
 }
 
+/* what a Data-Out finds of the command it names, before LIO sees it */
+enum ist_dout_fit {
+	IST_DOUT_OK,		/* LIO's to handle (or to dump: no such ITT) */
+	IST_DOUT_OVERRUN,	/* beyond the command's length */
+	IST_DOUT_FAILED,	/* the command already failed: discard */
+	IST_DOUT_EARLY,		/* the command does not wait for data */
+};
+
 /*
- * Does a Data-Out of @len bytes at @offset overrun the WRITE it names? LIO
- * checks that too, but answers with a Reject that drops a reference of the
- * command it goes on using (iscsit_reject_cmd() from
- * __iscsit_check_dataout_hdr()), so it must never see such a PDU. Its sum
- * also wraps at 4 GiB; this one does not.
+ * Check a Data-Out of @len bytes at @offset against the WRITE it names,
+ * the first command with its ITT (the one LIO finds). LIO must never see
+ * it when:
+ * - it overruns the command: LIO checks that too, but answers with a
+ *   Reject that drops a reference of the command it goes on using
+ *   (iscsit_reject_cmd() from __iscsit_check_dataout_hdr()); its sum also
+ *   wraps at 4 GiB, this one does not;
+ * - the command expects unsolicited data but is not in WRITE_PENDING:
+ *   LIO warns (WARN_ON in __iscsit_check_dataout_hdr()) and goes on
+ *   copying into buffers that may not exist. Either the command failed
+ *   before its data (a CDB or LUN LIO refused: its CHECK CONDITION is on
+ *   its way, and RFC 3720 lets the initiator's data cross it; discarded)
+ *   or it waits behind a CmdSN gap, which one connection never has
+ *   (refused: its data would be lost).
  */
-static bool ist_data_out_overruns(struct iscsit_conn *conn, itt_t itt,
-				  u32 offset, u32 len)
+static enum ist_dout_fit ist_data_out_fit(struct iscsit_conn *conn,
+					  itt_t itt, u32 offset, u32 len)
 {
+	enum ist_dout_fit fit = IST_DOUT_OK;
 	struct iscsit_cmd *cmd;
-	bool over = false;
 
 	spin_lock_bh(&conn->cmd_lock);
 	list_for_each_entry(cmd, &conn->conn_cmd_list, i_conn_node) {
-		/* the one LIO finds: the first with the ITT */
 		if (cmd->init_task_tag != itt)
 			continue;
-		over = cmd->data_direction == DMA_TO_DEVICE &&
-		       (u64)offset + len > cmd->se_cmd.data_length;
+		if (cmd->data_direction != DMA_TO_DEVICE ||
+		    (cmd->cmd_flags & ICF_GOT_LAST_DATAOUT))
+			break;	/* LIO dumps it */
+		if ((u64)offset + len > cmd->se_cmd.data_length)
+			fit = IST_DOUT_OVERRUN;
+		else if (cmd->unsolicited_data && cmd->sense_reason)
+			fit = IST_DOUT_FAILED;
+		else if (cmd->unsolicited_data &&
+			 READ_ONCE(cmd->se_cmd.t_state) !=
+			 TRANSPORT_WRITE_PENDING)
+			fit = IST_DOUT_EARLY;
 		break;
 	}
 	spin_unlock_bh(&conn->cmd_lock);
-	return over;
+	return fit;
 }
 
 static int ist_handle_data_out(struct ist_conn *ic, u8 *buf,
 			       const struct isdm_rx_pdu *pdu)
 {
 	struct iscsi_data *hdr = (struct iscsi_data *)(buf + pdu->bhs_off);
+	u32 itt = be32_to_cpu((__force __be32)hdr->itt);
 	struct iscsit_cmd *cmd = NULL;
 	u32 offset = be32_to_cpu(hdr->offset);
 	int rc;
 
-	if (ist_data_out_overruns(ic->conn, hdr->itt, offset, pdu->data_len)) {
+	switch (ist_data_out_fit(ic->conn, hdr->itt, offset, pdu->data_len)) {
+	case IST_DOUT_OK:
+		break;
+	case IST_DOUT_OVERRUN:
 		pr_err_ratelimited("connection from %pISpc: Data-Out for ITT 0x%08x at offset %u + %u beyond the command's length\n",
-				   &ic->src, be32_to_cpu((__force __be32)hdr->itt),
-				   offset, pdu->data_len);
+				   &ic->src, itt, offset, pdu->data_len);
+		return -EPROTO;
+	case IST_DOUT_FAILED:
+		pr_debug("connection from %pISpc: Data-Out for ITT 0x%08x, a command that already failed; discarded\n",
+			 &ic->src, itt);
+		return 0;
+	case IST_DOUT_EARLY:
+		pr_err_ratelimited("connection from %pISpc: Data-Out for ITT 0x%08x, a command not yet in CmdSN order (a CmdSN gap)\n",
+				   &ic->src, itt);
 		return -EPROTO;
 	}
 	rc = iscsit_check_dataout_hdr(ic->conn, (unsigned char *)hdr, &cmd);
@@ -516,7 +552,7 @@ static int ist_handle_data_out(struct ist_conn *ic, u8 *buf,
 	/* RFC 5046 7.3.4: solicited Data-Out does not exist with iSER */
 	if (!cmd->unsolicited_data) {
 		pr_err_ratelimited("connection from %pISpc: solicited Data-Out for ITT 0x%08x\n",
-				   &ic->src, (__force u32)hdr->itt);
+				   &ic->src, itt);
 		return -EPROTO;
 	}
 	if (offset > cmd->se_cmd.data_length ||
@@ -1164,10 +1200,14 @@ void ist_put_unsol_pending_cmds(struct iscsit_conn *conn)
 		/*
 		 * One LIO dropped (a CmdSN out of the window) waits for its
 		 * ISTATE_REMOVE in the immediate queue, which the stopped
-		 * transmit thread will not serve: ist_put_parked_cmds()
-		 * frees it, and it must stay on the list for that.
+		 * transmit thread will not serve, and one deferred for a
+		 * CmdSN gap was never executed and is on the session's
+		 * out-of-order list: ist_put_parked_cmds() frees both (with
+		 * the reference of the acknowledgment, and off that list),
+		 * and they must stay on the connection for that.
 		 */
-		if (cmd->i_state == ISTATE_REMOVE)
+		if (cmd->i_state == ISTATE_REMOVE ||
+		    cmd->i_state == ISTATE_DEFERRED_CMD)
 			continue;
 		if ((cmd->cmd_flags & ICF_NON_IMMEDIATE_UNSOLICITED_DATA) &&
 		    cmd->write_data_done < conn->sess->sess_ops->FirstBurstLength &&

@@ -61,6 +61,16 @@
 #     answers it at once with CHECK CONDITION, so there the Data-Out
 #     names an unknown ITT and LIO drops it: whether the connection
 #     closes is not judged, the kernel-log gate and the new login are);
+# 13e. dosense: a WRITE with F=0 that LIO fails at once (EDTL 2048 for 8
+#     blocks: CHECK CONDITION), then the Data-Out the initiator had sent
+#     meanwhile: the target discards it, the CHECK CONDITION comes and the
+#     connection stays up (before the fix LIO took the Data-Out for a
+#     command in no state to have data: WARNING in
+#     __iscsit_check_dataout_hdr(); found by ffp-random, seed 1);
+# 13f. dogap: a WRITE with F=0 one CmdSN ahead (deferred, no data buffer
+#     yet), then its Data-Out: the target closes the connection (its data
+#     could go nowhere) and a new login works (before the fix: the same
+#     WARNING, and the data dropped);
 # 13d. nopttt: a NOP-Out with both an ITT and a TTT (RFC 3720 10.18 allows
 #     one or the other) gets a Reject (0x04) and the connection goes on
 #     (before the fix LIO queued it as a ping in ISTATE_NO_STATE, our
@@ -167,6 +177,8 @@ ffp_run cmdsngap 'login=ok .*nop_in=yes closed=no .*relogin=ok' "${norm[@]}"
 ffp_run afterfail 'login=ok .*closed=yes .*relogin=ok' "${norm[@]}"
 ffp_run overrun 'login=ok .*closed=yes .*relogin=ok' "${norm[@]}"
 ffp_run dobig 'login=ok .*relogin=ok' "${norm[@]}"
+ffp_run dosense 'login=ok hello_reply=none reject=none nop_in=yes closed=no status=0x02' "${norm[@]}"
+ffp_run dogap 'login=ok .*nop_in=no closed=yes .*relogin=ok' "${norm[@]}"
 ffp_run nopttt 'login=ok hello_reply=none reject=0x04 nop_in=yes closed=no' "${norm[@]}"
 ffp_run tmfseq 'login=ok .*nop_in=yes closed=no .*relogin=ok' "${norm[@]}"
 ffp_run bigio 'login=ok .*nop_in=yes closed=no .*bigio bytes=[1-9][0-9]* write=0x00 read=0x00 verify=ok' "${norm[@]}"
@@ -187,7 +199,8 @@ for line in 'PDU 0x10 not allowed with iSER here' \
 	'PDU 0x00 with a bad AHS (-71)' 'PDU 0x01 with a bad AHS (-74)' \
 	'PDU 0x01 with a bad AHS (-22)' \
 	'work request flushed (the queue pair is in error); closing' \
-	'NOP-Out with both an ITT (0x00005700) and a TTT (0x12345678)'; do
+	'NOP-Out with both an ITT (0x00005700) and a TTT (0x12345678)' \
+	'Data-Out for ITT 0x00005800, a command not yet in CmdSN order'; do
 	echo "$klog" | grep -qF "$line" ||
 		fails+="the target did not log \"$line\"; "
 done

@@ -69,6 +69,16 @@
  *            command's EDTL: must close the connection (LIO's own check
  *            rejects it and drops a reference of the command it still
  *            uses); then a new login, which must work
+ *   dosense  a WRITE(10) of 8 blocks with an EDTL of 2048 bytes and F=0
+ *            (unsolicited Data-Out to follow, under InitialR2T=No), which
+ *            LIO fails at once (CHECK CONDITION: a WRITE whose EDTL is
+ *            not its CDB's length), then the 2048 bytes of Data-Out the
+ *            initiator had already sent: the data must be discarded, the
+ *            CHECK CONDITION come, and the connection stay up
+ *   dogap    a WRITE(10) of 512 bytes with F=0 and a CmdSN one past the
+ *            expected one (LIO defers it; its data buffer does not exist
+ *            yet), then its Data-Out: must close the connection; then a
+ *            new login, which must work
  *   nopttt   an immediate NOP-Out with both an ITT (a ping) and a TTT (an
  *            answer to a NOP-In), which RFC 3720 10.18 does not allow:
  *            must be refused with a Reject (LIO queues it as a ping in no
@@ -166,7 +176,8 @@
  * status is the SCSI Response's status; text counts the Text Responses of
  * textcont and says whether the last was final. initial_r2t=no is
  * appended in a normal session when InitialR2T=No was negotiated, and
- * relogin=ok|failed after cmdsngap, afterfail and tmfseq.
+ * relogin=ok|failed after cmdsngap, afterfail, overrun, dobig, dogap and
+ * tmfseq.
  *
  * usage: iser_ffp [-m MODE] [-n TARGET] [-i INITIATOR] [-s SEED] [-N COUNT]
  * [-F FIRST] [-v] ADDR PORT (-v: random mode prints each PDU).  Exit
@@ -191,14 +202,15 @@
 enum mode {
 	NOP, HELLO, SNACK, LOGIN, SCSI, BADDLEN, BIGSEND, TEXTCONT,
 	AHS0, AHSOVER, AHSTYPE, AHSNOP, AHSSHORT, CDBLONG, ECDB, BIDI, IMMF1,
-	GAP, AFTERFAIL, OVERRUN, DOBIG, NOPTTT, TMFSEQ, BIGIO, BIGQ, SHORTW, SHORTR, RANDOM,
+	GAP, AFTERFAIL, OVERRUN, DOBIG, DOSENSE, DOGAP, NOPTTT, TMFSEQ, BIGIO, BIGQ,
+	SHORTW, SHORTR, RANDOM,
 };
 
 static const char *const mode_names[] = {
 	"nop", "hello", "snack", "login", "scsi", "baddlen", "bigsend",
 	"textcont", "ahs0", "ahsover", "ahstype", "ahsnop", "ahsshort",
 	"cdblong", "ecdb", "bidi", "immf1", "cmdsngap", "afterfail", "overrun",
-	"dobig", "nopttt", "tmfseq",
+	"dobig", "dosense", "dogap", "nopttt", "tmfseq",
 	"bigio", "bigq", "shortw", "shortr", "random",
 };
 
@@ -680,6 +692,33 @@ static void offend(enum mode mode)
 		memset(bhs + ISDM_BHS_LEN, 0x5a, 1024);
 		send_buf(HDR + 1024);
 		return;
+	case DOSENSE:
+	case DOGAP:
+		/*
+		 * F=0: Data-Out follows. dosense: 8 blocks but an EDTL of
+		 * 2048, refused by LIO before its data; dogap: one block, one
+		 * CmdSN ahead, deferred by LIO
+		 */
+		len = mode == DOSENSE ? 2048 : 512;
+		bhs = pdu_start(ISDM_OP_SCSI_CMD, ISDM_BHS_CMD_WRITE, 0);
+		itool_put_be32(bhs + 16, 0x5800);
+		itool_put_be32(bhs + 20, len);
+		itool_put_be32(bhs + 24, mode == DOSENSE ? cmd_sn++ : cmd_sn + 1);
+		itool_put_be32(bhs + 28, exp_stat_sn);
+		bhs[32] = 0x2a;
+		bhs[32 + 8] = mode == DOSENSE ? 8 : 1;
+		if (send_buf(HDR))
+			return;
+		bhs = pdu_start(ISDM_OP_DATA_OUT, ISDM_BHS_FINAL, len);
+		itool_put_be32(bhs + 16, 0x5800);
+		itool_put_be32(bhs + 20, 0xffffffff);
+		itool_put_be32(bhs + 28, exp_stat_sn);
+		memset(bhs + ISDM_BHS_LEN, 0x5a, len);
+		if (send_buf(HDR + len))
+			return;
+		if (mode == DOSENSE)
+			note_answer(answer());
+		return;
 	case AFTERFAIL:
 		/* a reserved opcode, and right behind it a command to LUN 5 */
 		bhs = pdu_start(0x0f, ISDM_BHS_FINAL, 0);
@@ -1018,6 +1057,7 @@ static int closes(enum mode mode)
 	case AFTERFAIL:
 	case OVERRUN:
 	case DOBIG:
+	case DOGAP:
 	case SHORTW:
 	case SHORTR:
 		return 1;
@@ -1892,7 +1932,7 @@ int main(int argc, char **argv)
 			      " initial_r2t=yes") : "");
 	printf("%s", big);
 	if (mode == GAP || mode == AFTERFAIL || mode == OVERRUN ||
-	    mode == DOBIG || mode == TMFSEQ) {
+	    mode == DOBIG || mode == DOGAP || mode == TMFSEQ) {
 		/* the old connection must go away in full: log in again */
 		rnd_hangup();
 		printf(" relogin=%s", connect_target(argv[optind], argv[optind + 1]) ||
