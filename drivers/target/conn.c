@@ -30,7 +30,9 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/debugfs.h>
 #include <linux/module.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <net/sock.h>
 #include <rdma/ib_cm.h>
@@ -1381,6 +1383,10 @@ void ist_get_rx_pdu(struct iscsit_conn *conn)
 	mutex_lock(&ic->lock);
 	if (ic->state == IST_CONN_BOUND)
 		ic->state = IST_CONN_FULL_FEATURE;
+	ic->view.discovery = conn->sess->sess_ops->SessionType;
+	ic->view.tgt_rdsl = conn->conn_ops->TargetRecvDataSegmentLength;
+	ic->view.ini_rdsl = conn->conn_ops->InitiatorRecvDataSegmentLength;
+	ic->view.max_xmit = conn->conn_ops->MaxXmitDataSegmentLength;
 	mutex_unlock(&ic->lock);
 	pr_info("%s session from %pISpc: %s header, %s, ORD %u, %u receive buffers of %u bytes\n",
 		conn->sess->sess_ops->SessionType ? "discovery" : "normal",
@@ -1394,6 +1400,100 @@ void ist_get_rx_pdu(struct iscsit_conn *conn)
 	/* LIO tears the connection down when this returns; wait for that */
 	init_completion(&forever);
 	wait_for_completion_interruptible(&forever);
+}
+
+/* ------------------------------------------------------------------ */
+/* debugfs: what each connection negotiated                           */
+/* ------------------------------------------------------------------ */
+
+static struct dentry *ist_debugfs_root;
+
+static const char *ist_state_name(enum ist_conn_state state)
+{
+	switch (state) {
+	case IST_CONN_ACCEPTED:
+		return "accepted";
+	case IST_CONN_PENDING:
+		return "pending";
+	case IST_CONN_BOUND:
+		return "login";
+	case IST_CONN_FULL_FEATURE:
+		return "full-feature";
+	case IST_CONN_TERMINATING:
+		return "terminating";
+	case IST_CONN_DOWN:
+		return "down";
+	}
+	return "?";
+}
+
+/*
+ * One block per connection, blank-line separated, "key: value" lines.
+ * A connection stays on the list until its free work, so it can be read
+ * under the list mutex; its fields under its own lock (list, then
+ * connection: nothing takes them the other way round).
+ */
+static int ist_conns_show(struct seq_file *m, void *unused)
+{
+	struct ist_conn *ic;
+	bool first = true;
+
+	mutex_lock(&ist_conn_list_mutex);
+	list_for_each_entry(ic, &ist_conn_list, entry) {
+		mutex_lock(&ic->lock);
+		if (!first)
+			seq_putc(m, '\n');
+		first = false;
+		seq_printf(m, "peer: %pISpc\n", &ic->src);
+		seq_printf(m, "state: %s\n", ist_state_name(ic->state));
+		seq_printf(m, "header: %u (%s)\n", ic->mode.hdr_len,
+			   ic->mode.hdr_len == ISDM_HDR_LEN_RFC ?
+			   "RFC 7145 12-byte" : "Annex A12 28-byte expanded");
+		seq_printf(m, "zbva: %d\n", ic->mode.zbva);
+		seq_printf(m, "send_with_invalidate: %d\n", ic->mode.send_inv);
+		seq_printf(m, "ord: %u\n", ic->ord);
+		seq_printf(m, "hellos: %u\n", READ_ONCE(ic->view.hellos));
+		if (READ_ONCE(ic->view.hellos))
+			seq_printf(m, "hello_reply: version %u%s\n",
+				   READ_ONCE(ic->view.hello_ver),
+				   READ_ONCE(ic->view.hello_rej) ?
+				   ", rejected" : "");
+		if (ic->state >= IST_CONN_FULL_FEATURE && ic->nr_rx) {
+			seq_printf(m, "session: %s\n", ic->view.discovery ?
+				   "discovery" : "normal");
+			seq_printf(m, "rx_buffers: %u\n", ic->nr_rx);
+			seq_printf(m, "rx_data_bytes: %u\n", ic->rx_max_data);
+			seq_printf(m, "target_recv_dsl: %u\n",
+				   ic->view.tgt_rdsl);
+			seq_printf(m, "initiator_recv_dsl: %u\n",
+				   ic->view.ini_rdsl);
+			seq_printf(m, "max_xmit_dsl: %u\n", ic->view.max_xmit);
+		}
+		mutex_unlock(&ic->lock);
+	}
+	mutex_unlock(&ist_conn_list_mutex);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(ist_conns);
+
+/**
+ * ist_debugfs_init() - create /sys/kernel/debug/ib_isert/connections
+ *
+ * Without debugfs the view is simply absent.
+ */
+void ist_debugfs_init(void)
+{
+	ist_debugfs_root = debugfs_create_dir(KBUILD_MODNAME, NULL);
+	debugfs_create_file("connections", 0444, ist_debugfs_root, NULL,
+			    &ist_conns_fops);
+}
+
+/**
+ * ist_debugfs_exit() - remove the view; waits for its readers
+ */
+void ist_debugfs_exit(void)
+{
+	debugfs_remove(ist_debugfs_root);
 }
 
 /* ------------------------------------------------------------------ */

@@ -743,6 +743,10 @@ static int ist_handle_hello(struct ist_conn *ic, const void *buf, u32 len)
 	if (res.reject)
 		pr_info_ratelimited("connection from %pISpc: rejecting Hello (versions %u-%u, IRD %u, our ORD %u)\n",
 				    &ic->src, min_ver, max_ver, ird, ic->ord);
+	/* the receive completion path: no lock, debugfs reads it racily */
+	WRITE_ONCE(ic->view.hello_ver, res.cur_ver);
+	WRITE_ONCE(ic->view.hello_rej, res.reject);
+	WRITE_ONCE(ic->view.hellos, ic->view.hellos + 1);
 	isdm_hello_reply_build(&ic->hello_reply, &res);	/* @tx->hdr */
 	ret = ist_tx_map(ic, tx, 0, sizeof(ic->hello_reply), &op,
 			 ist_hello_send_done);

@@ -168,6 +168,29 @@ struct ist_tx_desc {
 };
 
 /**
+ * struct ist_conn_view - what a connection negotiated, for debugfs
+ * @discovery: a discovery session
+ * @tgt_rdsl: TargetRecvDataSegmentLength (what we receive)
+ * @ini_rdsl: InitiatorRecvDataSegmentLength (what we send at most)
+ * @max_xmit: MaxXmitDataSegmentLength LIO uses
+ * @hellos: Hello messages answered
+ * @hello_ver: the iSER version of the last HelloReply
+ * @hello_rej: the last HelloReply had the reject bit
+ *
+ * The login fields are written under the connection's @lock, the Hello
+ * fields by the receive completion alone; ist_conns_show() reads them.
+ */
+struct ist_conn_view {
+	bool	discovery;
+	u32	tgt_rdsl;
+	u32	ini_rdsl;
+	u32	max_xmit;
+	u32	hellos;
+	u8	hello_ver;
+	bool	hello_rej;
+};
+
+/**
  * struct ist_conn - one iSER connection of the target
  * @cm_kind: IST_CM_CONN; the context of @cm_id points here
  * @q: CQ and QP
@@ -221,6 +244,7 @@ struct ist_tx_desc {
  * @dev_removed: the device is going away
  * @hello_tx: the HelloReply
  * @hello_reply: its bytes; the headers @hello_tx sends
+ * @view: what it negotiated, shown in debugfs
  * @ffp_seen: a full-feature message arrived (a Hello must come first)
  * @ctrl_cnt: control completions (TMF, Reject, Text) still running
  * @rdma_wait: commands whose RDMA Reads did not fit in the send queue yet,
@@ -276,6 +300,7 @@ struct ist_conn {
 	bool			dev_removed;
 	struct ist_tx_desc	hello_tx;
 	struct isdm_hello_reply	hello_reply;
+	struct ist_conn_view	view;
 	bool			ffp_seen;
 	atomic_t		ctrl_cnt;
 	struct list_head	rdma_wait;
@@ -341,6 +366,8 @@ void ist_conn_fail(struct ist_conn *ic, const char *why, int err);
 void ist_wc_failed(struct ist_conn *ic, const struct ib_wc *wc,
 		   const char *what);
 void ist_remove_device(struct ib_device *ib_dev);
+void ist_debugfs_init(void);
+void ist_debugfs_exit(void);
 int ist_post_send(struct ist_conn *ic, struct ist_tx_desc *tx,
 		  struct ib_send_wr *first);
 void ist_tx_unmap(struct ist_conn *ic, struct ist_tx_desc *tx);

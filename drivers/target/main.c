@@ -69,6 +69,7 @@ static int __init ist_init(void)
 		ist_destroy_wqs();
 		return ret;
 	}
+	ist_debugfs_init();
 	iscsit_register_transport(&ist_transport);
 	return 0;
 }
@@ -77,6 +78,7 @@ static void __exit ist_exit(void)
 {
 	/* LIO holds a module reference for every portal, so none is left */
 	iscsit_unregister_transport(&ist_transport);
+	ist_debugfs_exit();
 	flush_workqueue(ist_login_wq);
 	flush_workqueue(ist_comp_wq);
 	/* a release work's last put queues a free work: drain the chain */

@@ -19,8 +19,10 @@
 # a12_expect() (CA12-11, -13: Send with Invalidate only when both offer it;
 # CA12-14, -16: ZBVA only when both do; CA12-17: the 12-byte header with
 # ZBVA, else the 28-byte one), and compared with what our modules report:
-# the initiator's debugfs (header, zbva, send_with_invalidate) and the
-# target's session log line ("12-byte (ZBVA)|28-byte header, Send with
+# the initiator's debugfs (/sys/kernel/debug/ib_iser/hostN/conn: header,
+# zbva, send_with_invalidate), the target's (the normal session's block of
+# /sys/kernel/debug/ib_isert/connections, same keys) and the target's
+# session log line ("12-byte (ZBVA)|28-byte header, Send with
 # Invalidate|no Send with Invalidate"). The scenario logs one table row:
 #   a12: cell ... expected ... seen ... PASS|FAIL
 # Then fio with verification over the whole LUN: random writes of 512 B to
@@ -105,15 +107,25 @@ if [ "$VM_INITIATOR" = ours ]; then
 	[ "$ini_seen" = "$want" ] || bad="initiator reports $ini_seen"
 fi
 if [ "$VM_TARGET" = ours ]; then
-	line=$(vm_scen_dmesg | grep -o 'normal session from [^ ]*: [^,]*, [^,]*' | tail -n 1)
-	[ -n "$line" ] || vm_fail "our target logged no normal session"
+	# the normal session's block of the target's debugfs view
+	blk=$(awk -v RS= '/(^|\n)session: normal(\n|$)/' /sys/kernel/debug/ib_isert/connections) ||
+		vm_fail "no debugfs view of our target"
+	[ -n "$blk" ] || vm_fail "our target's debugfs shows no normal session"
+	vm_log "target debugfs: $(echo "$blk" | paste -sd ' ' -)"
+	tgt_seen=$(for k in header zbva send_with_invalidate; do
+		echo "$blk" | awk -v k="$k:" '$1 == k { printf "%s=%s ", substr(k, 1, length(k) - 1), $2 }'
+	done)
+	tgt_seen=${tgt_seen% }
+	seen="${seen:+$seen; }target: $tgt_seen"
+	[ "$tgt_seen" = "$want" ] || bad="${bad:+$bad; }target reports $tgt_seen"
+	# and its log line says the same
 	h=${want#header=}
 	h=${h%% *}
 	s=${want##*send_with_invalidate=}
 	twant="$([ "$h" = 12 ] && echo '12-byte (ZBVA)' || echo 28-byte) header, $([ "$s" = 1 ] && echo 'Send with Invalidate' || echo 'no Send with Invalidate')"
-	tseen=${line#*: }
-	seen="${seen:+$seen; }target: $tseen"
-	[ "$tseen" = "$twant" ] || bad="${bad:+$bad; }target reports '$tseen', expected '$twant'"
+	line=$(vm_scen_dmesg | grep -o 'normal session from [^ ]*: [^,]*, [^,]*' | tail -n 1)
+	[ "${line#*: }" = "$twant" ] ||
+		bad="${bad:+$bad; }target logged '${line#*: }', expected '$twant'"
 fi
 verdict=PASS
 [ -z "$bad" ] || verdict=FAIL
