@@ -1344,11 +1344,29 @@ void ist_get_rx_pdu(struct iscsit_conn *conn)
 	struct ist_conn *ic = conn->context;
 	struct completion forever;
 	u32 i, n, size;
+	bool gone;
 	int ret;
 
 	if (!ic->login_rsp_pending)
 		return;
 	ic->login_rsp_pending = false;
+
+	/*
+	 * LIO finishes a login without asking an iSER transport whether the
+	 * connection is still there (it asks only a TCP socket), e.g. after
+	 * a session reinstatement that took a while. A connection that went
+	 * down meanwhile asked for its reinstatement before LIO's threads
+	 * existed, so no signal will end the wait below: returning is the
+	 * receive thread's connection exit.
+	 */
+	mutex_lock(&ic->lock);
+	gone = ic->failed;
+	mutex_unlock(&ic->lock);
+	if (gone) {
+		pr_info_ratelimited("connection from %pISpc: went down before LIO finished its login; closing\n",
+				    &ic->src);
+		return;
+	}
 
 	ic->rx_max_data = conn->conn_ops->TargetRecvDataSegmentLength;
 	if (conn->sess->sess_ops->SessionType || !ic->rx_max_data)

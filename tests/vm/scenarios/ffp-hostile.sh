@@ -79,6 +79,11 @@
 # 14. tmfseq: a TMF in CmdSN order (not immediate) that LIO answers
 #     itself (TARGET WARM RESET, not authorized) must not hold up the
 #     teardown (a new login works);
+# 14b. dropmid: a second connection starts a login that reinstates the
+#     session and disconnects at once; LIO may finish that login after
+#     the disconnect (it does not ask an iSER transport whether the
+#     connection is still there, only a TCP socket): a new login must
+#     work;
 # 15. bigio: not hostile, only large: a WRITE(10) of 65535 blocks (32 MiB,
 #     fetched with RDMA Reads) and a READ(10) of them back both end with
 #     GOOD and the data reads back (before the fix the target's RDMA
@@ -181,6 +186,7 @@ ffp_run dosense 'login=ok hello_reply=none reject=none nop_in=yes closed=no stat
 ffp_run dogap 'login=ok .*nop_in=no closed=yes .*relogin=ok' "${norm[@]}"
 ffp_run nopttt 'login=ok hello_reply=none reject=0x04 nop_in=yes closed=no' "${norm[@]}"
 ffp_run tmfseq 'login=ok .*nop_in=yes closed=no .*relogin=ok' "${norm[@]}"
+ffp_run dropmid 'login=ok .*relogin=ok' "${norm[@]}"
 ffp_run bigio 'login=ok .*nop_in=yes closed=no .*bigio bytes=[1-9][0-9]* write=0x00 read=0x00 verify=ok' "${norm[@]}"
 ffp_run bigq 'login=ok .*nop_in=yes closed=no .*bigq cmds=24 bytes=16777216 good=24 bad=0\(none\) read=0x00 verify=ok' "${norm[@]}"
 for mode in shortw shortr; do

@@ -86,6 +86,12 @@
  *   tmfseq   a TARGET WARM RESET, not immediate, in CmdSN order, which LIO
  *            refuses (not authorized) without the target core; a ping,
  *            then a new login, which must work
+ *   dropmid  with the session logged in, a second connection sends the
+ *            first Login Request of the same initiator and ISID (LIO
+ *            reinstates the session, which takes a while) and
+ *            disconnects at once, without waiting for the answer; then
+ *            a new login, which must work (LIO may finish the dropped
+ *            login after the disconnect: the connection must still go)
  *   bigio    not hostile, only large: READ CAPACITY, then a WRITE(10) of
  *            as many blocks as fit in 32 MiB (at most 65535) from LBA 0,
  *            all of it fetched by the target with RDMA Reads (no
@@ -176,8 +182,8 @@
  * status is the SCSI Response's status; text counts the Text Responses of
  * textcont and says whether the last was final. initial_r2t=no is
  * appended in a normal session when InitialR2T=No was negotiated, and
- * relogin=ok|failed after cmdsngap, afterfail, overrun, dobig, dogap and
- * tmfseq.
+ * relogin=ok|failed after cmdsngap, afterfail, overrun, dobig, dogap,
+ * tmfseq and dropmid.
  *
  * usage: iser_ffp [-m MODE] [-n TARGET] [-i INITIATOR] [-s SEED] [-N COUNT]
  * [-F FIRST] [-v] ADDR PORT (-v: random mode prints each PDU).  Exit
@@ -202,15 +208,15 @@
 enum mode {
 	NOP, HELLO, SNACK, LOGIN, SCSI, BADDLEN, BIGSEND, TEXTCONT,
 	AHS0, AHSOVER, AHSTYPE, AHSNOP, AHSSHORT, CDBLONG, ECDB, BIDI, IMMF1,
-	GAP, AFTERFAIL, OVERRUN, DOBIG, DOSENSE, DOGAP, NOPTTT, TMFSEQ, BIGIO, BIGQ,
-	SHORTW, SHORTR, RANDOM,
+	GAP, AFTERFAIL, OVERRUN, DOBIG, DOSENSE, DOGAP, NOPTTT, TMFSEQ, DROPMID,
+	BIGIO, BIGQ, SHORTW, SHORTR, RANDOM,
 };
 
 static const char *const mode_names[] = {
 	"nop", "hello", "snack", "login", "scsi", "baddlen", "bigsend",
 	"textcont", "ahs0", "ahsover", "ahstype", "ahsnop", "ahsshort",
 	"cdblong", "ecdb", "bidi", "immf1", "cmdsngap", "afterfail", "overrun",
-	"dobig", "dosense", "dogap", "nopttt", "tmfseq",
+	"dobig", "dosense", "dogap", "nopttt", "tmfseq", "dropmid",
 	"bigio", "bigq", "shortw", "shortr", "random",
 };
 
@@ -333,6 +339,8 @@ static uint32_t echo_proposals(char *buf, size_t size, const unsigned char *d,
 	return n;
 }
 
+static int login_send_only;	/* dropmid: send the first request, return */
+
 static int login(void)
 {
 	static char keys[1024];
@@ -373,6 +381,8 @@ static int login(void)
 		memcpy(bhs + ISDM_BHS_LEN, keys, dlen);
 		if (send_buf(HDR + ((dlen + 3) & ~3u)))
 			return -1;
+		if (login_send_only)
+			return 0;
 		len = recv_msg(&msg);
 		if (len < HDR)
 			return -1;
@@ -1829,6 +1839,29 @@ static int random_run(const char *addr, const char *port)
 	return 0;
 }
 
+/*
+ * -m dropmid: a second connection starts a login of the same initiator
+ * and ISID, which LIO answers by reinstating the first connection's
+ * session, and disconnects at once; the first is gone after that.
+ */
+static void drop_mid_login(const char *addr, const char *port)
+{
+	struct itool first = t;
+
+	memset(&t, 0, sizeof(t));
+	if (!connect_target(addr, port)) {
+		login_send_only = 1;
+		login();
+		login_send_only = 0;
+		rdma_disconnect(t.id);
+		itool_cm_wait(&t, RDMA_CM_EVENT_DISCONNECTED, 2);
+	}
+	rnd_hangup();		/* the second connection */
+	t = first;
+	/* let LIO finish the reinstatement and the dropped login */
+	sleep(3);
+}
+
 int main(int argc, char **argv)
 {
 	const char *hello_reply = "none";
@@ -1911,9 +1944,11 @@ int main(int argc, char **argv)
 		big_queue(big, sizeof(big));
 	else if (mode == SHORTW || mode == SHORTR)
 		short_stag(mode, big, sizeof(big));
+	else if (mode == DROPMID)
+		drop_mid_login(argv[optind], argv[optind + 1]);
 	else if (mode != NOP)
 		offend(mode);
-	if (mode != BADDLEN && mode != BIGSEND)
+	if (mode != BADDLEN && mode != BIGSEND && mode != DROPMID)
 		nop_in = ping(0x100) == 0;
 	itool_cm_wait(&t, RDMA_CM_EVENT_DISCONNECTED, closes(mode) ? 5 : 1);
 	if (reject_reason >= 0)
@@ -1932,7 +1967,8 @@ int main(int argc, char **argv)
 			      " initial_r2t=yes") : "");
 	printf("%s", big);
 	if (mode == GAP || mode == AFTERFAIL || mode == OVERRUN ||
-	    mode == DOBIG || mode == DOGAP || mode == TMFSEQ) {
+	    mode == DOBIG || mode == DOGAP || mode == TMFSEQ ||
+	    mode == DROPMID) {
 		/* the old connection must go away in full: log in again */
 		rnd_hangup();
 		printf(" relogin=%s", connect_target(argv[optind], argv[optind + 1]) ||
