@@ -491,7 +491,12 @@ enum ist_dout_fit {
  *   before its data (a CDB or LUN LIO refused: its CHECK CONDITION is on
  *   its way, and RFC 3720 lets the initiator's data cross it; discarded)
  *   or it waits behind a CmdSN gap, which one connection never has
- *   (refused: its data would be lost).
+ *   (refused: its data would be lost). On 6.1 and 6.12 LIO submits a
+ *   WRITE in CmdSN order from the receive path itself
+ *   (iscsit_execute_cmd(): transport_handle_cdb_direct(), target_submit()),
+ *   so it is in WRITE_PENDING before the next PDU is read; a kernel that
+ *   queues the submission would need the gap test narrowed to
+ *   ISTATE_DEFERRED_CMD.
  */
 static enum ist_dout_fit ist_data_out_fit(struct iscsit_conn *conn,
 					  itt_t itt, u32 offset, u32 len)
