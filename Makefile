@@ -24,6 +24,7 @@
 #   make dkms-install    sources to /usr/src/iser-<version>, then dkms add,
 #                        build and install for KREL (default: KDIR's release)
 #   make dkms-remove     dkms remove iser/<version> --all, rm /usr/src tree
+#   make deb             the iser-dkms Debian package into build/deb/
 #   make checkpatch      the kernel's checkpatch.pl on every source file
 
 TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
@@ -41,7 +42,7 @@ VERSION := $(shell cat $(TOP)/VERSION)
 DKMS_SRC = /usr/src/iser-$(VERSION)
 
 .PHONY: all modules modules-all sparse unit fuzz vm-tools vm-check vm-full vm-selftest check check-debug demo bench \
-	install dkms-install dkms-remove checkpatch deps clean
+	install dkms-install dkms-remove deb checkpatch deps clean
 
 all: modules
 
@@ -111,6 +112,9 @@ dkms-install:
 	dkms add -m iser -v $(VERSION)
 	dkms build -m iser -v $(VERSION) -k $(KREL)
 	dkms install -m iser -v $(VERSION) -k $(KREL)
+
+deb:
+	@$(TOP)/scripts/make-deb.sh
 
 dkms-remove:
 	@if dkms status -m iser -v $(VERSION) | grep -q .; then \
