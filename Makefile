@@ -25,6 +25,8 @@
 #                        build and install for KREL (default: KDIR's release)
 #   make dkms-remove     dkms remove iser/<version> --all, rm /usr/src tree
 #   make deb             the iser-dkms Debian package into build/deb/
+#   make deb-check       build it, lintian, its contents, a dkms build of
+#                        its sources for 6.1 and 6.12 in a scratch tree
 #   make checkpatch      the kernel's checkpatch.pl on every source file
 
 TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
@@ -42,7 +44,7 @@ VERSION := $(shell cat $(TOP)/VERSION)
 DKMS_SRC = /usr/src/iser-$(VERSION)
 
 .PHONY: all modules modules-all sparse unit fuzz vm-tools vm-check vm-full vm-selftest check check-debug demo bench \
-	install dkms-install dkms-remove deb checkpatch deps clean
+	install dkms-install dkms-remove deb deb-check checkpatch deps clean
 
 all: modules
 
@@ -115,6 +117,9 @@ dkms-install:
 
 deb:
 	@$(TOP)/scripts/make-deb.sh
+
+deb-check:
+	@$(TOP)/tests/pkg/deb-check.sh
 
 dkms-remove:
 	@if dkms status -m iser -v $(VERSION) | grep -q .; then \
