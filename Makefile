@@ -21,6 +21,12 @@
 #   make bench           ours side by side with the in-tree pair, as ratios
 #                        (BENCH_ARGS="--kernel 6.1 --rounds 5 --runtime 20")
 #   make install         modules into /lib/modules/<release>/updates/
+#   make dkms-install    sources to /usr/src/iser-<version>, then dkms add,
+#                        build and install for KREL (default: KDIR's release)
+#   make dkms-remove     dkms remove iser/<version> --all, rm /usr/src tree
+#   make deb             the iser-dkms Debian package into build/deb/
+#   make deb-check       build it, lintian, its contents, a dkms build of
+#                        its sources for 6.1 and 6.12 in a scratch tree
 #   make checkpatch      the kernel's checkpatch.pl on every source file
 
 TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
@@ -34,9 +40,11 @@ KDIR ?= $(shell \
 KREL = $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' \
 	$(KDIR)/include/generated/utsrelease.h 2>/dev/null)
 FUZZ_SECONDS ?= 20
+VERSION := $(shell cat $(TOP)/VERSION)
+DKMS_SRC = /usr/src/iser-$(VERSION)
 
 .PHONY: all modules modules-all sparse unit fuzz vm-tools vm-check vm-full vm-selftest check check-debug demo bench \
-	install checkpatch deps clean
+	install dkms-install dkms-remove deb deb-check checkpatch deps clean
 
 all: modules
 
@@ -94,6 +102,29 @@ install: modules
 		$(TOP)/build/$(KREL)/drivers/target/ib_isert.ko \
 		$(DESTDIR)/lib/modules/$(KREL)/updates/
 	$(if $(DESTDIR),,depmod -a $(KREL))
+
+# A second dkms-install replaces the version already added (new sources).
+dkms-install:
+	@test -n "$(KREL)" || { echo "cannot tell the kernel release of $(KDIR): set KREL=" >&2; exit 1; }
+	@command -v dkms >/dev/null || { echo "dkms is not installed (apt-get install dkms)" >&2; exit 1; }
+	@if dkms status -m iser -v $(VERSION) | grep -q .; then \
+		dkms remove -m iser -v $(VERSION) --all; fi
+	rm -rf $(DKMS_SRC)
+	$(TOP)/scripts/dkms-tree.sh $(DKMS_SRC)
+	dkms add -m iser -v $(VERSION)
+	dkms build -m iser -v $(VERSION) -k $(KREL)
+	dkms install -m iser -v $(VERSION) -k $(KREL)
+
+deb:
+	@$(TOP)/scripts/make-deb.sh
+
+deb-check:
+	@$(TOP)/tests/pkg/deb-check.sh
+
+dkms-remove:
+	@if dkms status -m iser -v $(VERSION) | grep -q .; then \
+		dkms remove -m iser -v $(VERSION) --all; fi
+	rm -rf $(DKMS_SRC)
 
 clean:
 	rm -rf $(TOP)/build
