@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make check: install what is missing, then build for both kernels (W=1),
-# run sparse and checkpatch, the unit tests, the fuzzers and the guest
-# scenarios. Every stage counts as tests; the last line is the total,
-# "N passed, N failed". Logs: build/logs/.
+# run sparse and checkpatch, the package check, the unit tests, the
+# fuzzers and the guest scenarios. Every stage counts as tests; the last
+# line is the total, "N passed, N failed". Logs: build/logs/.
 
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -80,6 +80,9 @@ for krel in "$KREL_61" "$KREL_612"; do
 	"$top/scripts/build-modules.sh" "$kdir" >/dev/null 2>&1 || true
 done
 one checkpatch "$top/scripts/checkpatch.sh"
+
+echo "==== packaging (Debian package, DKMS build in a scratch tree)"
+many deb-check "$top/tests/pkg/deb-check.sh"
 
 echo "==== userspace"
 many unit make -s -C "$top/tests/unit" run
