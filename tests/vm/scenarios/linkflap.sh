@@ -171,7 +171,7 @@ if [ "$VM_INITIATOR" = ours ]; then
 	started=$(vm_conns_started)
 	[ "$started" = 1 ] || vm_fail "after login, connections_started is '${started}', not 1"
 fi
-rm -f /tmp/linkflap.rx
+rm -f /tmp/linkflap.rx /tmp/linkflap.cut /tmp/linkflap.up
 # the outage: cut, sample rcvd_pkts 2 s in and 2 s before the end (the
 # target guest samples its own at the same signals), restore
 (
@@ -196,6 +196,7 @@ rm -f /tmp/linkflap.rx
 		vm_log "$nic down for $secs s (see above: soft-RoCE does not recover)"
 		ip link set "$nic" down
 	fi
+	cut -d' ' -f1 /proc/uptime >/tmp/linkflap.cut
 	sleep 2
 	rx_cut=$(rcvd_pkts)
 	vm_peer_signal cut "$rx_cut"
@@ -214,6 +215,7 @@ rm -f /tmp/linkflap.rx
 		ip link set "$nic" up
 	fi
 	vm_log "$nic up"
+	cut -d' ' -f1 /proc/uptime >/tmp/linkflap.up
 	sleep 8
 	vm_peer_diag
 ) &
@@ -228,9 +230,28 @@ flap=$!
 imon=$!
 # a body that fails mid-outage must not leave the link cut for teardown
 trap 'kill "$flap" 2>/dev/null; ip link set "$nic" up; tc qdisc del dev "$nic" root 2>/dev/null; tc qdisc del dev "$nic" ingress 2>/dev/null' EXIT
+# lf_why: what the kernel said about the failed I/O, for the reason line
+# (a CI run shows only that line): the SCSI host byte of the first failed
+# command, whether the replacement timeout ran out, the connection errors
+# and how many connections the session started
+lf_why() {
+	local k failed tmo conn started
+	k=$(vm_scen_dmesg)
+	failed=$(echo "$k" | grep -m1 -oE 'FAILED Result: hostbyte=[A-Z_]+ driverbyte=[A-Z_]+')
+	tmo=$(echo "$k" | grep -m1 -oE 'session recovery timed out after [0-9]+ secs')
+	conn=$(echo "$k" | grep -oE '^\[ *[0-9.]+\] +connection[0-9]+:[0-9]+: detected conn error \([0-9]+\)' |
+		sed -E 's/^\[ *([0-9.]+)\].*\(([0-9]+)\)/\2@\1s/' | paste -sd ' ' -)
+	started=$(vm_conns_started)
+	echo "first failed command: ${failed:-none logged}; ${tmo:-no replacement timeout}; conn errors (code@uptime): ${conn:-none}; link cut at $(cat /tmp/linkflap.cut 2>/dev/null)s, back at $(cat /tmp/linkflap.up 2>/dev/null)s; connections_started ${started:-?}; $(iscsiadm -m session -P 1 2>&1 | grep -m2 -E 'Session State|Internal iscsid' | tr -s ' \t\n' ' ')"
+}
 start=$(date +%s)
-printf '%s\n' '[verify-across-link-flap]' 'rw=randwrite' 'bs=16k' \
-	'iodepth=8' 'size=24M' 'rate_iops=200' | vm_fio "$dev" link || exit 1
+if ! printf '%s\n' '[verify-across-link-flap]' 'rw=randwrite' 'bs=16k' \
+	'iodepth=8' 'size=24M' 'rate_iops=200' | vm_fio "$dev" link; then
+	why=$(lf_why)
+	vm_log "fio failed: $why"
+	vm_scen_dmesg | tail -n 40
+	vm_fail "fio link: $(cat "$VM_SCEN_DIR/fio-link.err" 2>/dev/null); $why"
+fi
 wait "$flap"
 trap - EXIT
 kill "$imon"
