@@ -15,6 +15,14 @@
  *   nop      a NOP-Out ping; the target must answer with a NOP-In
  *   hello    an iSER Hello as the first full-feature message; the target
  *            must answer with a HelloReply (RFC 5046 5.1.3), then a ping
+ *   hellover a Hello offering only iSER version 2: the target must answer
+ *            with a rejecting HelloReply and close (10.1.3.2)
+ *   hellobad a Hello with MinVer 2 above MaxVer 1: malformed, the target
+ *            must close without a HelloReply
+ *   hellolen a Hello of 16 bytes (10.1.3.3: a format error): must close
+ *            without a HelloReply
+ *   hello2   a Hello answered, then a second Hello (not the first message
+ *            any more): must close
  *   snack    a SNACK, which iSER forbids (RFC 5046 7.3.1); then a ping
  *   login    a Login Request in full feature phase; then a ping
  *   scsi     a SCSI Command in a discovery session; then a ping
@@ -91,7 +99,9 @@
  *            reinstates the session, which takes a while) and
  *            disconnects at once, without waiting for the answer; then
  *            a new login, which must work (LIO may finish the dropped
- *            login after the disconnect: the connection must still go)
+ *            login after the disconnect: the connection must still go);
+ *            with -R no new login follows (to watch how the target
+ *            releases the reinstated session on its own)
  *   bigio    not hostile, only large: READ CAPACITY, then a WRITE(10) of
  *            as many blocks as fit in 32 MiB (at most 65535) from LBA 0,
  *            all of it fetched by the target with RDMA Reads (no
@@ -183,10 +193,10 @@
  * textcont and says whether the last was final. initial_r2t=no is
  * appended in a normal session when InitialR2T=No was negotiated, and
  * relogin=ok|failed after cmdsngap, afterfail, overrun, dobig, dogap,
- * tmfseq and dropmid.
+ * tmfseq and dropmid (not with -R).
  *
  * usage: iser_ffp [-m MODE] [-n TARGET] [-i INITIATOR] [-s SEED] [-N COUNT]
- * [-F FIRST] [-v] ADDR PORT (-v: random mode prints each PDU).  Exit
+ * [-F FIRST] [-v] [-R] ADDR PORT (-v: random mode prints each PDU).  Exit
  * status 0 when it ran, 1 on a local error (bad arguments, no RDMA
  * device, connection refused).
  */
@@ -209,7 +219,8 @@ enum mode {
 	NOP, HELLO, SNACK, LOGIN, SCSI, BADDLEN, BIGSEND, TEXTCONT,
 	AHS0, AHSOVER, AHSTYPE, AHSNOP, AHSSHORT, CDBLONG, ECDB, BIDI, IMMF1,
 	GAP, AFTERFAIL, OVERRUN, DOBIG, DOSENSE, DOGAP, NOPTTT, TMFSEQ, DROPMID,
-	BIGIO, BIGQ, SHORTW, SHORTR, RANDOM,
+	BIGIO, BIGQ, SHORTW, SHORTR, RANDOM, HELLOVER, HELLOBAD, HELLOLEN,
+	HELLO2,
 };
 
 static const char *const mode_names[] = {
@@ -217,7 +228,8 @@ static const char *const mode_names[] = {
 	"textcont", "ahs0", "ahsover", "ahstype", "ahsnop", "ahsshort",
 	"cdblong", "ecdb", "bidi", "immf1", "cmdsngap", "afterfail", "overrun",
 	"dobig", "dosense", "dogap", "nopttt", "tmfseq", "dropmid",
-	"bigio", "bigq", "shortw", "shortr", "random",
+	"bigio", "bigq", "shortw", "shortr", "random", "hellover", "hellobad",
+	"hellolen", "hello2",
 };
 
 static struct itool t;
@@ -340,6 +352,7 @@ static uint32_t echo_proposals(char *buf, size_t size, const unsigned char *d,
 }
 
 static int login_send_only;	/* dropmid: send the first request, return */
+static int no_relogin;		/* -R: dropmid without the new login */
 
 static int login(void)
 {
@@ -791,24 +804,50 @@ static void offend(enum mode mode)
 	note_answer(answer());
 }
 
-static const char *hello(void)
+/*
+ * Send a Hello of @len bytes with MaxVer/MinVer @ver; the HelloReply's
+ * verdict: ok, rejected, or none (no HelloReply of 12 bytes came).
+ */
+static const char *hello_send(unsigned char ver, uint32_t len)
 {
 	struct isdm_hello h = {
 		.flags = ISDM_OP_HELLO,
-		.max_min_ver = ISDM_ISER_VERSION << 4 | ISDM_ISER_VERSION,
+		.max_min_ver = ver,
 		.ird = htons(1),
 	};
 	unsigned char *msg;
-	int len;
 
+	memset(t.tx_buf, 0, len);
 	memcpy(t.tx_buf, &h, sizeof(h));
-	if (send_buf(sizeof(h)))
+	if (send_buf(len))
 		return "none";
 	len = recv_msg(&msg);
 	if (len != ISDM_HELLO_LEN ||
 	    (msg[0] & ISDM_OP_MASK) != ISDM_OP_HELLO_REPLY)
 		return "none";
 	return msg[0] & ISDM_HELLO_REPLY_REJ ? "rejected" : "ok";
+}
+
+static const char *hello(enum mode mode)
+{
+	const unsigned char v1 = ISDM_ISER_VERSION << 4 | ISDM_ISER_VERSION;
+	const char *res;
+
+	switch (mode) {
+	case HELLOVER:
+		return hello_send(0x22, ISDM_HELLO_LEN);
+	case HELLOBAD:
+		return hello_send(0x12, ISDM_HELLO_LEN);
+	case HELLOLEN:
+		return hello_send(v1, ISDM_HELLO_LEN + 4);
+	case HELLO2:
+		res = hello_send(v1, ISDM_HELLO_LEN);
+		/* the second one: no answer expected, the target closes */
+		hello_send(v1, ISDM_HELLO_LEN);
+		return res;
+	default:
+		return hello_send(v1, ISDM_HELLO_LEN);
+	}
 }
 
 #define BIG_DATA	(32u << 20)
@@ -1070,6 +1109,7 @@ static int closes(enum mode mode)
 	case DOGAP:
 	case SHORTW:
 	case SHORTR:
+	case HELLOVER ... HELLO2:
 		return 1;
 	default:
 		return 0;
@@ -1724,6 +1764,24 @@ static int rnd_capacity(void)
 	return blk_len ? 0 : -1;
 }
 
+/*
+ * Did the target's QP refuse the Send just made (a NAK: a Send larger
+ * than its receive buffer, say)? Then the PDU reached the target, which
+ * closes the connection for it: it counts as sent. Sent again on the next
+ * connection it would close that one too, for ever.
+ */
+static int rnd_refused(void)
+{
+	switch (t.send_status) {
+	case IBV_WC_REM_INV_REQ_ERR:
+	case IBV_WC_REM_ACCESS_ERR:
+	case IBV_WC_REM_OP_ERR:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 static void rnd_hangup(void)
 {
 	if (t.id && !t.closed) {
@@ -1799,7 +1857,7 @@ static int random_run(const char *addr, const char *port)
 		while (idx < end && !down) {
 			saved_cmd_sn = cmd_sn;
 			len = rnd_pdu(idx, &hello);
-			if (send_buf(len)) {
+			if (send_buf(len) && !rnd_refused()) {
 				/* the connection went: this PDU again, next one */
 				cmd_sn = saved_cmd_sn;
 				down = 1;
@@ -1871,10 +1929,13 @@ int main(int argc, char **argv)
 	int opt, nop_in = 0;
 	unsigned int i;
 
-	while ((opt = getopt(argc, argv, "m:n:i:s:N:F:v")) != -1) {
+	while ((opt = getopt(argc, argv, "m:n:i:s:N:F:vR")) != -1) {
 		switch (opt) {
 		case 'v':
 			verbose = 1;
+			continue;
+		case 'R':
+			no_relogin = 1;
 			continue;
 		case 's':
 			seed = strtoull(optarg, NULL, 0);
@@ -1907,7 +1968,7 @@ int main(int argc, char **argv)
 	}
 	if (argc - optind != 2) {
 		fprintf(stderr, "usage: iser_ffp [-m MODE] [-n TARGET] [-i INITIATOR] %s\n",
-			"[-s SEED] [-N COUNT] [-F FIRST] [-v] ADDR PORT");
+			"[-s SEED] [-N COUNT] [-F FIRST] [-v] [-R] ADDR PORT");
 		return 1;
 	}
 	if ((mode == BIGIO || mode == BIGQ || mode == SHORTW ||
@@ -1936,8 +1997,8 @@ int main(int argc, char **argv)
 		       itool_yes_no(t.closed, "yes"), " status=none text=none");
 		return 0;
 	}
-	if (mode == HELLO)
-		hello_reply = hello();
+	if (mode == HELLO || (mode >= HELLOVER && mode <= HELLO2))
+		hello_reply = hello(mode);
 	else if (mode == BIGIO)
 		big_io(big, sizeof(big));
 	else if (mode == BIGQ)
@@ -1968,7 +2029,7 @@ int main(int argc, char **argv)
 	printf("%s", big);
 	if (mode == GAP || mode == AFTERFAIL || mode == OVERRUN ||
 	    mode == DOBIG || mode == DOGAP || mode == TMFSEQ ||
-	    mode == DROPMID) {
+	    (mode == DROPMID && !no_relogin)) {
 		/* the old connection must go away in full: log in again */
 		rnd_hangup();
 		printf(" relogin=%s", connect_target(argv[optind], argv[optind + 1]) ||

@@ -60,16 +60,31 @@
  *               of 0xa5 to the held command's read STag: the task ended
  *               without a response, so its STag must be invalid by then
  *               (RFC 5046 8.3.2) and the write must fail
+ *   hello-unasked  a HelloReply (12 bytes, accepting) where no Hello was
+ *               sent: the wrong phase for it
+ *
+ * A Hello from the initiator (ib_iser hello=on: its first iSER message
+ * after the login) is answered with a proper HelloReply (version 1,
+ * iSER-ORD = min(its iSER-IRD, 16)), except in these cases, which act on
+ * it instead of on the trigger:
+ *
+ *   hello-rej   a HelloReply with the reject bit set
+ *   hello-ver   a HelloReply that accepts iSER version 2
+ *   hello-len   a HelloReply of 16 bytes (RFC 5046: a format error)
+ *   hello-none  no answer at all
+ *   hello-pdu   a NOP-In (ping) instead of the HelloReply
  *
  * It prints one line per connection, for the scenario to judge:
  *
- *   case=NAME login=ok|no sent=yes|no closed=yes|no|self[ late=...]
+ *   case=NAME login=ok|no sent=yes|no closed=yes|no|self[ hello=yes]
+ *   [ late=...]
  *
  * login: full feature phase reached; sent: the case's PDU went out;
  * closed: the initiator disconnected within 20 s of it (self: the tool
  * did, for good and reserved when it had to); late (late-write and
  * abort-late only):
- * written when the late RDMA Write succeeded, refused when it failed.
+ * written when the late RDMA Write succeeded, refused when it failed;
+ * hello=yes: the initiator sent a Hello on the connection.
  *
  * When the last case is good, further connections are served as good ones
  * (a line each) until the initiator logs out or none comes within -w
@@ -107,14 +122,16 @@ enum tcase {
 	GOOD, RESERVED, LOGIN_DLEN, LOGIN_OP, DLEN, DLEN_BIG, PAD, SHORT, AHS,
 	ITT, ITT_BOGUS, INV_RKEY, INV_OTHER, INV_NOP, INV_UNNEG, OP_LOGIN,
 	OP_R2T, OP_DATAIN, OP_UNKNOWN, ISER_OP, BIGSEND, LATE_WRITE,
-	ABORT_LATE,
+	ABORT_LATE, HELLO_UNASKED, HELLO_REJ, HELLO_VER, HELLO_LEN, HELLO_NONE,
+	HELLO_PDU,
 };
 
 static const char *const case_names[] = {
 	"good", "reserved", "login-dlen", "login-op", "dlen", "dlen-big", "pad",
 	"short", "ahs", "itt", "itt-bogus", "inv-rkey", "inv-other", "inv-nop",
 	"inv-unneg", "op-login", "op-r2t", "op-datain", "op-unknown", "iser-op",
-	"bigsend", "late-write", "abort-late",
+	"bigsend", "late-write", "abort-late", "hello-unasked", "hello-rej",
+	"hello-ver", "hello-len", "hello-none", "hello-pdu",
 };
 
 #define NR_CASE_NAMES	ARRAY_SIZE(case_names)
@@ -148,6 +165,8 @@ static struct cmd aborted;
 static int have_aborted;
 /* the initiator sent a Logout Request (on any connection) */
 static int logged_out;
+/* a Hello came on this connection */
+static int hello_seen;
 /* late-write: what became of the late RDMA Write */
 static const char *late;
 
@@ -390,6 +409,56 @@ static int late_write(const struct cmd *c)
 	return itool_send_wr(&t, &w, &w, 10);
 }
 
+/* A HelloReply of @len bytes in t.tx_buf: @flags, CurVer @ver, @ord. */
+static int hello_reply(unsigned char flags, unsigned char ver, uint16_t ord,
+		       uint32_t len)
+{
+	memset(t.tx_buf, 0, len);
+	t.tx_buf[0] = ISDM_OP_HELLO_REPLY | flags;
+	t.tx_buf[1] = (ISDM_ISER_VERSION << 4) | ver;
+	t.tx_buf[2] = ord >> 8;
+	t.tx_buf[3] = ord & 0xff;
+	return post_rsp(len, NULL, 0, 0, 0);
+}
+
+/*
+ * A Hello from the initiator: answer it, or do the case's wrong thing. 0 to
+ * go on, 1 when the case was done (the initiator must close), -1 on a local
+ * error.
+ */
+static int hello_step(const unsigned char *msg, int len)
+{
+	uint16_t ird = len >= 4 ? (msg[2] << 8) | msg[3] : 0;
+	uint16_t ord = ird < 16 ? ird : 16;
+
+	hello_seen = 1;
+	switch (tcase) {
+	case HELLO_REJ:
+		hello_reply(ISDM_HELLO_REPLY_REJ, ISDM_ISER_VERSION, ord,
+			    ISDM_HELLO_LEN);
+		break;
+	case HELLO_VER:
+		hello_reply(0, 2, ord, ISDM_HELLO_LEN);
+		break;
+	case HELLO_LEN:
+		hello_reply(0, ISDM_ISER_VERSION, ord, ISDM_HELLO_LEN + 4);
+		break;
+	case HELLO_NONE:
+		break;
+	case HELLO_PDU:
+		rsp_start(ISDM_OP_NOP_IN, ISDM_BHS_FINAL, 0, 0xffffffff, 0);
+		post_rsp(ISDM_HDR_LEN_EXT + ISDM_BHS_LEN, NULL, 0, 0, 0);
+		break;
+	default:
+		return hello_reply(0, ISDM_ISER_VERSION, ord, ISDM_HELLO_LEN) ?
+		       -1 : 0;
+	}
+	/* a Send the initiator refuses may fail here: it went out */
+	fired = 1;
+	sent = 1;
+	return 1;
+}
+
 /* The trigger of a full-feature case: send what the initiator must refuse. */
 static int offend(const struct cmd *c)
 {
@@ -479,6 +548,8 @@ static int offend(const struct cmd *c)
 		return 0;
 	case RESERVED:
 		return respond_ok(c);
+	case HELLO_UNASKED:
+		return hello_reply(0, ISDM_ISER_VERSION, 1, ISDM_HELLO_LEN);
 	default:
 		return -1;
 	}
@@ -793,6 +864,7 @@ static void serve(struct rdma_cm_event *ev, enum tcase c, double deadline)
 	fired = 0;
 	have_held = 0;
 	have_aborted = 0;
+	hello_seen = 0;
 	late = NULL;
 	stat_sn = 0;
 	exp_cmd_sn = 0;
@@ -807,6 +879,15 @@ static void serve(struct rdma_cm_event *ev, enum tcase c, double deadline)
 		len = itool_recv(&t, &msg, 1);
 		if (len < 0 || until)
 			continue;	/* nothing, or the case is done: wait */
+		if (logged_in && len > 0 && !hello_seen &&
+		    (msg[0] & ISDM_OP_MASK) == ISDM_OP_HELLO) {
+			ret = hello_step(msg, len);
+			if (ret < 0)
+				break;
+			if (ret == 1)
+				until = itool_now() + CLOSE_SEC;
+			continue;
+		}
 		if (len < ISDM_HDR_LEN_EXT + ISDM_BHS_LEN)
 			continue;
 		if (!logged_in) {
@@ -838,6 +919,8 @@ out:
 	itool_verbs_destroy(&t);
 	printf("case=%s login=%s sent=%s closed=%s", case_names[c],
 	       itool_yes_no(logged_in, "ok"), itool_yes_no(sent, "yes"), closed);
+	if (hello_seen)
+		printf(" hello=yes");
 	if (late)
 		printf(" late=%s", late);
 	printf("\n");

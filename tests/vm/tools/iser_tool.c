@@ -175,11 +175,14 @@ int itool_send_wr(struct itool *t, struct ibv_send_wr *first,
 
 	send->wr_id = ITOOL_SEND_ID;
 	send->send_flags |= IBV_SEND_SIGNALED;
+	t->send_status = -1;	/* not posted, or no completion */
 	if (ibv_post_send(t->id->qp, first, &bad))
 		return -1;
 	while (!itool_wait_wc(t, &wc, secs)) {
-		if (wc.wr_id == ITOOL_SEND_ID)
+		if (wc.wr_id == ITOOL_SEND_ID) {
+			t->send_status = wc.status;
 			return wc.status == IBV_WC_SUCCESS ? 0 : -1;
+		}
 		/* an answer may complete before our Send's completion */
 		if (t->nr_stashed < ITOOL_MAX_RX)
 			t->stashed[t->nr_stashed++] = wc;

@@ -63,6 +63,7 @@ struct itool {
 	size_t rx_size;
 	size_t tx_size;
 	int closed;
+	int send_status;	/* ibv_wc_status of the last itool_send_wr() */
 	struct rdma_cm_event *pending;
 	struct ibv_wc stashed[ITOOL_MAX_RX];
 	int nr_stashed;
