@@ -9,11 +9,14 @@
 
 #include <linux/module.h>
 #include <linux/slab.h>
+#include <linux/sizes.h>
+#include <linux/dma-mapping.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 #include <rdma/rw.h>
 
 #include "isdm/isdm.h"
+#include "core.h"
 
 /**
  * isdm_queues_create() - create the CQ and the QP of a connection
@@ -55,7 +58,7 @@ int isdm_queues_create(struct rdma_cm_id *cm_id, struct isdm_device *dev,
 	init.cap.max_rdma_ctxs = attr->rdma_ctxs;
 	init.cap.max_send_sge = min_t(u32, ib_dev->attrs.max_send_sge,
 				      attr->send_sge);
-	init.cap.max_recv_sge = 1;
+	init.cap.max_recv_sge = max_t(u32, attr->recv_sge, 1);
 	init.port_num = cm_id->port_num;
 	init.sq_sig_type = IB_SIGNAL_REQ_WR;
 	init.qp_type = IB_QPT_RC;
@@ -183,6 +186,109 @@ void isdm_rx_desc_destroy(struct isdm_device *dev, struct isdm_rx_desc *d)
 	d->buf = NULL;
 }
 EXPORT_SYMBOL_GPL(isdm_rx_desc_destroy);
+
+/*
+ * Receive buffers are packed into chunks of at most this many bytes: one
+ * physically contiguous allocation of order 4 at most, mapped once.
+ */
+#define ISDM_RX_CHUNK_MAX	SZ_64K
+
+/**
+ * isdm_rx_ring_alloc() - allocate, map and describe a connection's receive
+ *	buffers, packed at their exact size
+ * @dev: the device the buffers are used on
+ * @r: the ring to fill; zeroed by the caller
+ * @nr: buffers
+ * @size: bytes of each (the largest iSER message it must hold)
+ * @done: completion handler of each descriptor
+ *
+ * kmalloc() rounds a buffer up to a power of two (a target's buffer of
+ * 8 KiB of data plus headers took 16 KiB). Here each buffer takes @size
+ * rounded up to the DMA cache alignment, and buffers are packed into
+ * chunks of whole pages, at most %ISDM_RX_CHUNK_MAX each (less when fewer
+ * buffers are needed; one buffer per chunk when a buffer is larger), each
+ * mapped once; a buffer never spans two chunks. @r->desc[i] describes
+ * buffer i; post them with isdm_rx_post().
+ *
+ * Return: 0, -EINVAL (no buffer asked for) or -ENOMEM; on error what was
+ * allocated is freed by isdm_rx_ring_free().
+ */
+int isdm_rx_ring_alloc(struct isdm_device *dev, struct isdm_rx_ring *r,
+		       u32 nr, u32 size,
+		       void (*done)(struct ib_cq *cq, struct ib_wc *wc))
+{
+	struct ib_device *ib_dev = dev->ib_dev;
+	u32 stride = ALIGN(size, dma_get_cache_alignment());
+	u32 per_chunk, i, c;
+
+	if (!nr || !size)
+		return -EINVAL;
+	per_chunk = clamp_t(u32, ISDM_RX_CHUNK_MAX / stride, 1, nr);
+	r->nr_chunks = DIV_ROUND_UP(nr, per_chunk);
+	r->chunk_bytes = PAGE_ALIGN(per_chunk * stride);
+	r->desc = kcalloc(nr, sizeof(*r->desc), GFP_KERNEL);
+	r->chunk = kcalloc(r->nr_chunks, sizeof(*r->chunk), GFP_KERNEL);
+	r->chunk_dma = kcalloc(r->nr_chunks, sizeof(*r->chunk_dma),
+			       GFP_KERNEL);
+	if (!r->desc || !r->chunk || !r->chunk_dma)
+		return -ENOMEM;
+	for (c = 0; c < r->nr_chunks; c++) {
+		r->chunk[c] = alloc_pages_exact(r->chunk_bytes, GFP_KERNEL);
+		if (!r->chunk[c])
+			return -ENOMEM;
+		r->chunk_dma[c] = ib_dma_map_single(ib_dev, r->chunk[c],
+						    r->chunk_bytes,
+						    DMA_FROM_DEVICE);
+		if (ib_dma_mapping_error(ib_dev, r->chunk_dma[c])) {
+			free_pages_exact(r->chunk[c], r->chunk_bytes);
+			r->chunk[c] = NULL;
+			return -ENOMEM;
+		}
+		atomic_long_add(r->chunk_bytes, &isdm_rx_ring_bytes);
+	}
+	r->nr = nr;
+	for (i = 0; i < nr; i++) {
+		struct isdm_rx_desc *d = &r->desc[i];
+		u32 off = (i % per_chunk) * stride;
+
+		c = i / per_chunk;
+		d->buf = (u8 *)r->chunk[c] + off;
+		d->dma = r->chunk_dma[c] + off;
+		d->size = size;
+		d->sge.addr = d->dma;
+		d->sge.length = size;
+		d->sge.lkey = dev->pd->local_dma_lkey;
+		d->cqe.done = done;
+	}
+	return 0;
+}
+EXPORT_SYMBOL_GPL(isdm_rx_ring_alloc);
+
+/**
+ * isdm_rx_ring_free() - unmap and free what isdm_rx_ring_alloc() set up
+ * @dev: the device the buffers were mapped for
+ * @r: the ring; safe on one never or partly allocated, or already freed
+ *
+ * The QP must be drained (no buffer posted).
+ */
+void isdm_rx_ring_free(struct isdm_device *dev, struct isdm_rx_ring *r)
+{
+	u32 c;
+
+	for (c = 0; r->chunk && c < r->nr_chunks; c++) {
+		if (!r->chunk[c])
+			continue;
+		ib_dma_unmap_single(dev->ib_dev, r->chunk_dma[c],
+				    r->chunk_bytes, DMA_FROM_DEVICE);
+		free_pages_exact(r->chunk[c], r->chunk_bytes);
+		atomic_long_sub(r->chunk_bytes, &isdm_rx_ring_bytes);
+	}
+	kfree(r->chunk);
+	kfree(r->chunk_dma);
+	kfree(r->desc);
+	memset(r, 0, sizeof(*r));
+}
+EXPORT_SYMBOL_GPL(isdm_rx_ring_free);
 
 /**
  * isdm_rx_post() - post one receive buffer

@@ -3,6 +3,7 @@
  * iser_dm: the iSER datamover core shared by ib_iser (initiator) and
  * ib_isert (target).
  */
+#include <linux/debugfs.h>
 #include <linux/kstrtox.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -92,13 +93,37 @@ void isdm_caps_offer(const struct isdm_device *dev,
 }
 EXPORT_SYMBOL_GPL(isdm_caps_offer);
 
+atomic_long_t isdm_rx_ring_bytes = ATOMIC_LONG_INIT(0);
+static struct dentry *isdm_dbg;
+
+/*
+ * /sys/kernel/debug/iser_dm/rx_ring_bytes: the receive buffers of every
+ * connection of both sides, in bytes of pages; 0 when no connection is up
+ * (the stress scenarios compare it before and after login/logout cycles:
+ * pages are neither slab nor seen by kmemleak).
+ */
+static int isdm_rx_bytes_show(struct seq_file *m, void *unused)
+{
+	seq_printf(m, "%ld\n", atomic_long_read(&isdm_rx_ring_bytes));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(isdm_rx_bytes);
+
 static int __init isdm_init(void)
 {
-	return isdm_device_init();
+	int ret = isdm_device_init();
+
+	if (ret)
+		return ret;
+	isdm_dbg = debugfs_create_dir(KBUILD_MODNAME, NULL);
+	debugfs_create_file("rx_ring_bytes", 0444, isdm_dbg, NULL,
+			    &isdm_rx_bytes_fops);
+	return 0;
 }
 
 static void __exit isdm_exit(void)
 {
+	debugfs_remove_recursive(isdm_dbg);
 	isdm_device_exit();
 }
 

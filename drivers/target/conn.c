@@ -289,12 +289,8 @@ static void ist_conn_get(struct ist_conn *ic)
 /* The queues (if the id is still there, with it) and the buffers. */
 static void ist_conn_destroy_bufs(struct ist_conn *ic)
 {
-	u32 i;
-
 	isdm_queues_destroy(&ic->q);
-	for (i = 0; ic->rx && i < ic->nr_rx; i++)
-		isdm_rx_desc_destroy(ic->dev, &ic->rx[i]);
-	kfree(ic->rx);
+	isdm_rx_ring_free(ic->dev, &ic->rx_ring);
 	ic->rx = NULL;
 	ist_tx_ring_destroy(ic);
 	isdm_rx_desc_destroy(ic->dev, &ic->login_rx);
@@ -1382,15 +1378,17 @@ void ist_get_rx_pdu(struct iscsit_conn *conn)
 		return;
 	}
 	n = ist_rx_count(conn);
-	ic->rx = kcalloc(n, sizeof(*ic->rx), GFP_KERNEL);
-	if (!ic->rx)
+	ret = isdm_rx_ring_alloc(ic->dev, &ic->rx_ring, n, size,
+				 ist_recv_done);
+	if (ret) {
+		pr_err("connection from %pISpc: cannot allocate %u receive buffers of %u bytes (%d)\n",
+		       &ic->src, n, size, ret);
 		return;
+	}
+	ic->rx = ic->rx_ring.desc;
 	ic->nr_rx = n;
 	for (i = 0; i < n; i++) {
-		ret = isdm_rx_desc_init(ic->dev, &ic->rx[i], size,
-					ist_recv_done);
-		if (!ret)
-			ret = isdm_rx_post(ic->q.qp, ic->dev, &ic->rx[i]);
+		ret = isdm_rx_post(ic->q.qp, ic->dev, &ic->rx[i]);
 		if (ret) {
 			pr_err("connection from %pISpc: cannot post %u receive buffers of %u bytes (%d)\n",
 			       &ic->src, n, size, ret);

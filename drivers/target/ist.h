@@ -231,7 +231,8 @@ struct ist_conn_view {
  *	woken, or will be once it waits, and ist_get_login_rx() fails
  *	(under @lock)
  * @login_tx_done: completed when no login response is in flight
- * @rx: full-feature receive buffers
+ * @rx_ring: full-feature receive buffers, packed at their exact size
+ * @rx: their descriptors (@rx_ring.desc)
  * @nr_rx: how many
  * @tx_ring: the Send buffers of full-feature commands, one per tag
  * @rx_max_data: the largest data segment we accept in full feature phase
@@ -288,6 +289,7 @@ struct ist_conn {
 	bool			login_closed;
 	struct completion	login_tx_done;
 
+	struct isdm_rx_ring	rx_ring;
 	struct isdm_rx_desc	*rx;
 	u32			nr_rx;
 	struct ist_tx_ring	tx_ring;

@@ -66,6 +66,7 @@ struct isdm_ulp {
  * @recv_wr: receive buffers it keeps posted
  * @rdma_ctxs: rdma_rw contexts it may have in flight
  * @send_sge: SGEs per send WR it needs
+ * @recv_sge: SGEs per receive WR it needs (0 means 1)
  * @poll_ctx: where completions run
  * @qp_context: passed to @event_handler and found in wc->qp->qp_context
  * @event_handler: QP async events
@@ -75,6 +76,7 @@ struct isdm_queue_attr {
 	u32			recv_wr;
 	u32			rdma_ctxs;
 	u32			send_sge;
+	u32			recv_sge;
 	enum ib_poll_context	poll_ctx;
 	void			*qp_context;
 	void			(*event_handler)(struct ib_event *ev, void *ctx);
@@ -112,6 +114,25 @@ struct isdm_rx_desc {
 	struct ib_cqe		cqe;
 };
 
+/**
+ * struct isdm_rx_ring - a connection's receive buffers, packed in chunks
+ *	(isdm_rx_ring_alloc())
+ * @desc: one descriptor per buffer
+ * @nr: buffers
+ * @chunk: the chunks' addresses
+ * @chunk_dma: their DMA addresses
+ * @nr_chunks: entries of @chunk and @chunk_dma
+ * @chunk_bytes: size of each chunk (whole pages)
+ */
+struct isdm_rx_ring {
+	struct isdm_rx_desc	*desc;
+	u32			nr;
+	void			**chunk;
+	u64			*chunk_dma;
+	u32			nr_chunks;
+	u32			chunk_bytes;
+};
+
 struct rdma_cm_id;
 
 int isdm_queues_create(struct rdma_cm_id *cm_id, struct isdm_device *dev,
@@ -124,6 +145,10 @@ int isdm_rx_desc_init(struct isdm_device *dev, struct isdm_rx_desc *d,
 void isdm_rx_desc_destroy(struct isdm_device *dev, struct isdm_rx_desc *d);
 int isdm_rx_post(struct ib_qp *qp, struct isdm_device *dev,
 		 struct isdm_rx_desc *d);
+int isdm_rx_ring_alloc(struct isdm_device *dev, struct isdm_rx_ring *r,
+		       u32 nr, u32 size,
+		       void (*done)(struct ib_cq *cq, struct ib_wc *wc));
+void isdm_rx_ring_free(struct isdm_device *dev, struct isdm_rx_ring *r);
 void isdm_send_wr_init(struct ib_send_wr *wr, const struct isdm_send_op *op);
 
 int isdm_register_ulp(struct isdm_ulp *ulp);
