@@ -11,6 +11,7 @@
 #include <rdma/ib_verbs.h>
 #include <scsi/iscsi_proto.h>
 #include <scsi/scsi_cmnd.h>
+#include <scsi/scsi_host.h>
 
 #include "isi.h"
 
@@ -21,11 +22,23 @@ static struct isi_conn *isi_qp_conn(struct ib_wc *wc)
 	return wc->qp->qp_context;
 }
 
-static void isi_fail(struct isi_conn *ic, enum iscsi_err err)
+/**
+ * isi_fail() - report a connection failure to libiscsi, once
+ * @ic: the connection
+ * @err: the reason given to iscsid
+ *
+ * Every receive flushed after a QP error would report it again, and
+ * libiscsi drops repeats only once the session has failed: a connection
+ * bound but not started (waiting for a HelloReply, or one whose start
+ * failed) turns each repeat into an event iscsid must read, and a hundred
+ * of them exhaust its receive contexts. So only the first report goes up;
+ * iscsid tears the whole connection down after it in any case.
+ */
+void isi_fail(struct isi_conn *ic, enum iscsi_err err)
 {
 	struct iscsi_conn *conn = READ_ONCE(ic->iconn);
 
-	if (conn)
+	if (conn && !test_and_set_bit(ISI_F_FAILED, &ic->flags))
 		iscsi_conn_failure(conn, err);
 }
 
@@ -935,6 +948,117 @@ static int isi_rsp_inv(struct isi_conn *ic, struct iscsi_conn *conn,
 	return 0;
 }
 
+/* ---- Hello (RFC 5046 5.1.3, 9.3, 9.4) ---- */
+
+/* End the Hello exchange in @state and wake isi_conn_start(). */
+static void isi_hello_end(struct isi_conn *ic, int state)
+{
+	/* hello_res before the state; isi_hello_exchange() reads them */
+	smp_store_release(&ic->hello_state, state);
+	wake_up_all(&ic->wq);
+}
+
+static void isi_hello_send_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct isi_conn *ic = isi_qp_conn(wc);
+
+	atomic_dec(&ic->sq_used);
+	ib_dma_unmap_single(ic->dev->ib_dev, ic->hello_dma, sizeof(ic->hello),
+			    DMA_TO_DEVICE);
+	if (wc->status == IB_WC_SUCCESS)
+		return;
+	if (wc->status != IB_WC_WR_FLUSH_ERR)
+		pr_err_ratelimited("iSER Hello send failed: %s (%d)\n",
+				   ib_wc_status_msg(wc->status), wc->status);
+	if (READ_ONCE(ic->hello_state) == ISI_HELLO_SENT)
+		isi_hello_end(ic, ISI_HELLO_FAILED);
+}
+
+/**
+ * isi_hello_send() - send the iSER Hello as the connection's first iSER
+ *	message of the full feature phase
+ * @ic: the connection, its full-feature receive buffers posted
+ *
+ * The Hello declares the QP's responder resources (the IRD the CM exchange
+ * fixed) as iSER-IRD and goes as a SendSE (RFC 5046 appendix A). The next
+ * message received must be the HelloReply (isi_recv_done()).
+ *
+ * Return: 0, or a negative errno when it could not be posted.
+ */
+int isi_hello_send(struct isi_conn *ic)
+{
+	struct ib_device *ib_dev = ic->dev->ib_dev;
+	struct ib_send_wr wr = {};
+	struct ib_sge sge;
+	int ret;
+
+	isdm_hello_build(&ic->hello, min_t(u32, ic->ird, U16_MAX));
+	ic->hello_dma = ib_dma_map_single(ib_dev, &ic->hello, sizeof(ic->hello),
+					  DMA_TO_DEVICE);
+	if (ib_dma_mapping_error(ib_dev, ic->hello_dma))
+		return -ENOMEM;
+	if (!isi_sq_reserve(ic, 1)) {
+		ret = -EAGAIN;
+		goto unmap;
+	}
+	sge.addr = ic->hello_dma;
+	sge.length = sizeof(ic->hello);
+	sge.lkey = ic->dev->pd->local_dma_lkey;
+	ic->hello_cqe.done = isi_hello_send_done;
+	wr.wr_cqe = &ic->hello_cqe;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IB_WR_SEND;
+	wr.send_flags = IB_SEND_SIGNALED | IB_SEND_SOLICITED;
+	/*
+	 * Before the post, as a release: the HelloReply may complete before
+	 * ib_post_send() returns, and its receive must see SENT
+	 */
+	smp_store_release(&ic->hello_state, ISI_HELLO_SENT);
+	ret = ib_post_send(ic->q.qp, &wr, NULL);
+	if (!ret)
+		return 0;
+	WRITE_ONCE(ic->hello_state, ISI_HELLO_NONE);
+	atomic_dec(&ic->sq_used);
+unmap:
+	ib_dma_unmap_single(ib_dev, ic->hello_dma, sizeof(ic->hello),
+			    DMA_TO_DEVICE);
+	return ret;
+}
+
+/*
+ * The first message after our Hello: it must be a HelloReply of exactly 12
+ * bytes (RFC 5046 10.1.3.3, 10.1.3.4) that accepts version 1. Anything
+ * else, or a reject, fails the exchange; isi_conn_start() then refuses to
+ * start the connection, and iscsid tears it down.
+ */
+static void isi_hello_reply(struct isi_conn *ic, const u8 *buf, u32 len)
+{
+	struct sockaddr *dst = (struct sockaddr *)&ic->cm_id->route.addr.dst_addr;
+	struct isdm_hello_result res;
+	int ret;
+
+	ret = isdm_hello_reply_parse(buf, len, &res);
+	if (ret == -ERANGE) {
+		pr_err_ratelimited("%pISpc: HelloReply names iSER version %u, we speak only %u; closing\n",
+				   dst, res.cur_ver, ISDM_ISER_VERSION);
+	} else if (ret) {
+		pr_err_ratelimited("%pISpc: expected a HelloReply, got %u bytes (iSER byte 0x%02x): %d; closing\n",
+				   dst, len, len ? buf[0] : 0, ret);
+	} else if (res.reject) {
+		pr_err_ratelimited("%pISpc: the target rejected our iSER Hello (its version %u, iSER-ORD %u); closing\n",
+				   dst, res.cur_ver, res.ord);
+		ret = -ECONNREFUSED;
+	}
+	if (ret) {
+		isi_hello_end(ic, ISI_HELLO_FAILED);
+		return;
+	}
+	/* RFC 5046 8.2: our IRD may shrink to iSER-ORD; the QP keeps its own */
+	ic->hello_res = res;
+	isi_hello_end(ic, ISI_HELLO_DONE);
+}
+
 /* What isdm_rx_parse() found wrong with a received PDU, for the log. */
 static const char *isi_rx_err(int err)
 {
@@ -974,6 +1098,52 @@ static void isi_log_bad_pdu(struct isi_conn *ic, const u8 *buf, u32 len,
 				   len, isi_rx_err(err), err);
 }
 
+/**
+ * isi_rx_post() - post one full-feature receive buffer
+ * @ic: the connection
+ * @d: the buffer
+ *
+ * The work request scatters into @d (the first %ISI_RX_SMALL bytes of a
+ * message) and then into the connection's spill buffer (the rest), so that
+ * every buffer takes the largest message the target may send.
+ *
+ * Return: 0 or the error of ib_post_recv().
+ */
+static int isi_rx_post(struct isi_conn *ic, struct isdm_rx_desc *d)
+{
+	struct ib_sge sge[2] = { d->sge, ic->spill_sge };
+	struct ib_recv_wr wr = {
+		.wr_cqe		= &d->cqe,
+		.sg_list	= sge,
+		.num_sge	= ARRAY_SIZE(sge),
+	};
+
+	ib_dma_sync_single_for_device(ic->dev->ib_dev, d->dma, d->size,
+				      DMA_FROM_DEVICE);
+	return ib_post_recv(ic->q.qp, &wr, NULL);
+}
+
+/**
+ * isi_rx_unspill() - join a message that overflowed into the spill buffer
+ * @ic: the connection
+ * @d: the receive buffer that holds its first %ISI_RX_SMALL bytes
+ * @len: its length (wc->byte_len, more than %ISI_RX_SMALL)
+ *
+ * The spill buffer keeps its first %ISI_RX_SMALL bytes free: the head of
+ * the message is copied there, so that the whole message lies in one piece
+ * at the start of the spill buffer.
+ *
+ * Return: the message.
+ */
+static void *isi_rx_unspill(struct isi_conn *ic, struct isdm_rx_desc *d,
+			    u32 len)
+{
+	ib_dma_sync_single_for_cpu(ic->dev->ib_dev, ic->spill_dma, len,
+				   DMA_FROM_DEVICE);
+	memcpy(ic->spill, d->buf, d->size);
+	return ic->spill;
+}
+
 static void isi_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct isdm_rx_desc *d = container_of(wc->wr_cqe, struct isdm_rx_desc,
@@ -981,8 +1151,11 @@ static void isi_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct isi_conn *ic = isi_qp_conn(wc);
 	struct iscsi_conn *conn = READ_ONCE(ic->iconn);
 	bool login = d == &ic->login_rx;
+	u32 len = wc->byte_len;
+	bool spilled = false;
 	struct isdm_rx_pdu pdu;
 	struct iscsi_hdr *hdr;
+	void *buf = d->buf;
 	int ret;
 
 	if (login)
@@ -995,29 +1168,41 @@ static void isi_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	ib_dma_sync_single_for_cpu(ic->dev->ib_dev, d->dma, d->size,
 				   DMA_FROM_DEVICE);
-	ret = isdm_rx_parse(d->buf, wc->byte_len, &ic->mode,
+	if (len > d->size && !login) {
+		buf = isi_rx_unspill(ic, d, len);
+		spilled = true;
+		atomic_inc(&((struct isi_host *)
+			     iscsi_host_priv(conn->session->host))->rx_spilled);
+	}
+	/* pairs with isi_hello_send(): the first message after our Hello */
+	if (unlikely(smp_load_acquire(&ic->hello_state) == ISI_HELLO_SENT) &&
+	    !login) {
+		isi_hello_reply(ic, buf, len);
+		goto repost;
+	}
+	ret = isdm_rx_parse(buf, len, &ic->mode,
 			    ISDM_ROLE_INITIATOR,
 			    login ? ISDM_PHASE_LOGIN : ISDM_PHASE_FFP,
 			    login ? ISI_LOGIN_DATA_MAX : ic->rx_data_max, &pdu);
 	if (ret) {
-		isi_log_bad_pdu(ic, d->buf, wc->byte_len, ret);
-		iscsi_conn_failure(conn, ret == -E2BIG ? ISCSI_ERR_DATALEN :
-				   ISCSI_ERR_PROTO);
+		isi_log_bad_pdu(ic, buf, len, ret);
+		isi_fail(ic, ret == -E2BIG ? ISCSI_ERR_DATALEN :
+			 ISCSI_ERR_PROTO);
 		return;
 	}
 	if (pdu.ahs_len) {
 		pr_err_ratelimited("PDU 0x%x with an AHS refused\n", pdu.opcode);
-		iscsi_conn_failure(conn, ISCSI_ERR_AHSLEN);
+		isi_fail(ic, ISCSI_ERR_AHSLEN);
 		return;
 	}
-	hdr = (struct iscsi_hdr *)((u8 *)d->buf + pdu.bhs_off);
+	hdr = (struct iscsi_hdr *)((u8 *)buf + pdu.bhs_off);
 
 	spin_lock(&conn->session->back_lock);
 	if (wc->wc_flags & IB_WC_WITH_INVALIDATE) {
 		ret = isi_check_inv(ic, wc, hdr, pdu.opcode);
 		if (ret) {
 			spin_unlock(&conn->session->back_lock);
-			iscsi_conn_failure(conn, ISCSI_ERR_CONN_FAILED);
+			isi_fail(ic, ISCSI_ERR_CONN_FAILED);
 			return;
 		}
 	}
@@ -1025,32 +1210,36 @@ static void isi_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		ret = isi_rsp_inv(ic, conn, hdr);
 		if (ret) {
 			spin_unlock(&conn->session->back_lock);
-			iscsi_conn_failure(conn, ISCSI_ERR_CONN_FAILED);
+			isi_fail(ic, ISCSI_ERR_CONN_FAILED);
 			return;
 		}
 	}
-	ret = __iscsi_complete_pdu(conn, hdr, (u8 *)d->buf + pdu.data_off,
+	ret = __iscsi_complete_pdu(conn, hdr, (u8 *)buf + pdu.data_off,
 				   pdu.data_len);
 	spin_unlock(&conn->session->back_lock);
 	if (ret == ISCSI_ERR_BAD_ITT) {
 		pr_err_ratelimited("PDU 0x%x for ITT 0x%x, no live task: refused\n",
 				   pdu.opcode,
 				   be32_to_cpu((__force __be32)hdr->itt));
-		iscsi_conn_failure(conn, ret);
+		isi_fail(ic, ret);
 		return;
 	}
 	if (ret && ret != ISCSI_ERR_NO_SCSI_CMD) {
 		pr_err_ratelimited("PDU 0x%x refused by libiscsi: %d\n",
 				   pdu.opcode, ret);
-		iscsi_conn_failure(conn, ret);
+		isi_fail(ic, ret);
 		return;
 	}
 	if (login)
 		return;
-	ret = isdm_rx_post(ic->q.qp, ic->dev, d);
+repost:
+	if (spilled)
+		ib_dma_sync_single_for_device(ic->dev->ib_dev, ic->spill_dma,
+					      len, DMA_FROM_DEVICE);
+	ret = isi_rx_post(ic, d);
 	if (ret) {
 		pr_err_ratelimited("receive repost failed: %d\n", ret);
-		iscsi_conn_failure(conn, ISCSI_ERR_CONN_FAILED);
+		isi_fail(ic, ISCSI_ERR_CONN_FAILED);
 	}
 }
 
@@ -1092,109 +1281,63 @@ free_rx:
  * pages only (kmalloc() would round a 256 KiB + 76 byte buffer up to
  * 512 KiB).
  */
-static int isi_rx_buf_init(struct isi_conn *ic, struct isdm_rx_desc *d,
-			   u32 size, bool may_fail)
-{
-	struct ib_device *ib_dev = ic->dev->ib_dev;
-
-	/* an optional buffer does not push the system into hard reclaim */
-	d->buf = alloc_pages_exact(size, may_fail ?
-				   GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN :
-				   GFP_KERNEL);
-	if (!d->buf)
-		return -ENOMEM;
-	d->dma = ib_dma_map_single(ib_dev, d->buf, size, DMA_FROM_DEVICE);
-	if (ib_dma_mapping_error(ib_dev, d->dma)) {
-		free_pages_exact(d->buf, size);
-		d->buf = NULL;
-		return -ENOMEM;
-	}
-	d->size = size;
-	d->sge.addr = d->dma;
-	d->sge.length = size;
-	d->sge.lkey = ic->dev->pd->local_dma_lkey;
-	d->cqe.done = isi_recv_done;
-	return 0;
-}
-
-static void isi_rx_buf_destroy(struct isi_conn *ic, struct isdm_rx_desc *d)
-{
-	if (!d->buf)
-		return;
-	ib_dma_unmap_single(ic->dev->ib_dev, d->dma, d->size, DMA_FROM_DEVICE);
-	free_pages_exact(d->buf, d->size);
-	d->buf = NULL;
-}
-
 /**
  * isi_rx_count() - how many full-feature receive buffers to post
- * @ic: the connection
  * @cmds_max: tasks of the session
- * @data_max: data segment bytes each buffer holds
- * @budget: bytes of receive buffers the connection may use
  *
- * Every buffer holds the largest PDU the target may send (the declared
- * InitiatorRecvDataSegmentLength), since the receive queue is consumed in
- * order whatever the PDU. One buffer per outstanding PDU is needed only
- * where a Send that finds no buffer is lost (iWARP). On InfiniBand and
- * RoCE the responder NAKs it (RNR) and the target's QP retries it until a
- * buffer is posted again: the RNR retry count of the target's QP comes from
- * our CM REQ, and we ask for 7, which means forever. There the buffers are
- * limited to @budget, with at least %ISI_RX_MIN of them.
+ * One per task, for its response, plus %ISI_RX_EXTRA for what the target
+ * sends unasked (NOP-In pings, asynchronous messages, rejects). Every
+ * buffer takes a message of any size (isi_rx_post()), so a Send never
+ * finds none: no RNR NAK on InfiniBand and RoCE, no lost message on iWARP.
  *
  * Return: the number of buffers.
  */
-u32 isi_rx_count(struct isi_conn *ic, u32 cmds_max, u32 data_max, u64 budget)
+u32 isi_rx_count(u32 cmds_max)
 {
-	u32 full = min_t(u32, cmds_max, ISI_CMDS_MAX) + ISI_RX_EXTRA;
-	u32 size = PAGE_ALIGN(ISDM_HDR_LEN_EXT + ISDM_BHS_LEN + data_max);
-	u64 nr;
-
-	if (!rdma_ib_or_roce(ic->dev->ib_dev, ic->cm_id->port_num))
-		return full;
-	nr = div_u64(budget, size);
-	return clamp_t(u64, nr, ISI_RX_MIN, full);
+	return min_t(u32, cmds_max, ISI_CMDS_MAX) + ISI_RX_EXTRA;
 }
 
 /**
  * isi_rx_ffp_post() - allocate and post the full-feature receive buffers
  * @ic: the connection
  * @nr: buffers wanted
- * @data_max: data segment bytes each must hold (InitiatorRecvDataSegmentLength)
+ * @data_max: data segment bytes a message may carry
+ *	(InitiatorRecvDataSegmentLength)
  *
- * Each buffer is one physically contiguous allocation (up to 260 KiB). When
- * memory runs short after %ISI_RX_MIN of them (only where isi_rx_count()
- * allowed fewer than one per task, i.e. InfiniBand and RoCE), the
- * connection goes on with the buffers it has: fewer buffers only mean RNR
- * retries, not a failed login.
+ * @nr buffers of %ISI_RX_SMALL bytes (packed in pages by the core), which
+ * hold every message but a large Text Response (or a NOP-In or asynchronous
+ * message with more than a few hundred bytes of data), and one spill buffer
+ * for the rest of such a message, shared by all: see
+ * Documentation/initiator.md, "Receive buffers", for why one is enough.
  *
  * Return: 0, -ENOMEM or the error of ib_post_recv().
  */
 int isi_rx_ffp_post(struct isi_conn *ic, u32 nr, u32 data_max)
 {
 	u32 size = ISDM_HDR_LEN_EXT + ISDM_BHS_LEN + data_max;
-	bool may_shrink = nr > ISI_RX_MIN &&
-		rdma_ib_or_roce(ic->dev->ib_dev, ic->cm_id->port_num);
 	u32 i;
 	int ret;
 
-	ic->rx = kcalloc(nr, sizeof(*ic->rx), GFP_KERNEL);
-	if (!ic->rx)
-		return -ENOMEM;
+	/* one buffer of its own in whole pages (no completion: never posted) */
+	ret = isdm_rx_ring_alloc(ic->dev, &ic->spill_ring, 1, size, NULL);
+	if (ret)
+		return ret;
+	ic->spill = ic->spill_ring.desc[0].buf;
+	ic->spill_dma = ic->spill_ring.desc[0].dma;
+	ic->spill_size = size;
+	ic->spill_sge.addr = ic->spill_dma + ISI_RX_SMALL;
+	ic->spill_sge.length = size - ISI_RX_SMALL;
+	ic->spill_sge.lkey = ic->dev->pd->local_dma_lkey;
+
+	ret = isdm_rx_ring_alloc(ic->dev, &ic->rx_ring, nr, ISI_RX_SMALL,
+				 isi_recv_done);
+	if (ret)
+		return ret;
+	ic->rx = ic->rx_ring.desc;
 	ic->nr_rx = nr;
 	ic->rx_data_max = data_max;
 	for (i = 0; i < nr; i++) {
-		ret = isi_rx_buf_init(ic, &ic->rx[i], size,
-				      may_shrink && i >= ISI_RX_MIN);
-		if (ret == -ENOMEM && may_shrink && i >= ISI_RX_MIN) {
-			pr_warn_ratelimited("out of memory after %u of %u receive buffers of %u bytes: going on with %u\n",
-					    i, nr, size, i);
-			ic->nr_rx = i;
-			return 0;
-		}
-		if (ret)
-			return ret;
-		ret = isdm_rx_post(ic->q.qp, ic->dev, &ic->rx[i]);
+		ret = isi_rx_post(ic, &ic->rx[i]);
 		if (ret)
 			return ret;
 	}
@@ -1207,15 +1350,11 @@ int isi_rx_ffp_post(struct isi_conn *ic, u32 nr, u32 data_max)
  */
 void isi_rx_destroy(struct isi_conn *ic)
 {
-	u32 i;
-
-	if (ic->rx) {
-		for (i = 0; i < ic->nr_rx; i++)
-			isi_rx_buf_destroy(ic, &ic->rx[i]);
-		kfree(ic->rx);
-		ic->rx = NULL;
-		ic->nr_rx = 0;
-	}
+	isdm_rx_ring_free(ic->dev, &ic->rx_ring);
+	ic->rx = NULL;
+	ic->nr_rx = 0;
+	isdm_rx_ring_free(ic->dev, &ic->spill_ring);
+	ic->spill = NULL;
 	isdm_rx_desc_destroy(ic->dev, &ic->login_rx);
 	if (ic->login_req) {
 		ib_dma_unmap_single(ic->dev->ib_dev, ic->login_req_dma,

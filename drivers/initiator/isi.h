@@ -30,8 +30,13 @@
 /* full-feature receive data segment: at least 8 KiB, at most 256 KiB */
 #define ISI_RX_DATA_MIN		ISCSI_DEF_MAX_RECV_SEG_LEN
 #define ISI_RX_DATA_MAX		262144
-/* receive buffers posted at least where RNR flow control applies */
-#define ISI_RX_MIN		16
+/*
+ * Full-feature receive buffer: iSER header (either form), BHS and up to
+ * 436 data bytes, which takes every response but a large Text Response
+ * (sense data is at most 254 bytes); the rest of a larger message goes to
+ * the connection's spill buffer (isi_rx_ffp_post())
+ */
+#define ISI_RX_SMALL		512
 /*
  * Data segments of a WRITE whose data all goes as immediate data, sent from
  * its pages without registration (TargetRecvDataSegmentLength is 8 KiB with
@@ -56,6 +61,50 @@ enum isi_state {
 	ISI_UP,
 	ISI_TERMINATING,
 	ISI_DOWN,
+};
+
+/* how long ib_iser waits for the HelloReply to its Hello (hello=on) */
+#define ISI_HELLO_TIMEOUT_MS	5000
+
+/**
+ * enum isi_hello_mode - when the initiator sends an iSER Hello (module
+ *	parameter hello)
+ * @ISI_HELLO_AUTO: on iWARP only, where RFC 5046 has no other exchange of
+ *	IRD and ORD; never on InfiniBand or RoCE, where Annex A12 moves them
+ *	into the CM REQ/REP and Linux targets misread a Hello
+ * @ISI_HELLO_ON: always
+ * @ISI_HELLO_OFF: never
+ */
+enum isi_hello_mode {
+	ISI_HELLO_AUTO,
+	ISI_HELLO_ON,
+	ISI_HELLO_OFF,
+};
+
+/**
+ * enum isi_hello_state - the Hello exchange of one connection
+ * @ISI_HELLO_NONE: no Hello sent
+ * @ISI_HELLO_SENT: Hello posted; the next message received must be the
+ *	HelloReply
+ * @ISI_HELLO_DONE: the target accepted (&isi_conn.hello_res holds its
+ *	answer)
+ * @ISI_HELLO_FAILED: a rejecting, malformed or missing HelloReply; the
+ *	connection does not start
+ */
+enum isi_hello_state {
+	ISI_HELLO_NONE,
+	ISI_HELLO_SENT,
+	ISI_HELLO_DONE,
+	ISI_HELLO_FAILED,
+};
+
+/**
+ * enum isi_conn_flag - bits of &isi_conn.flags
+ * @ISI_F_FAILED: the connection's failure was reported to libiscsi
+ *	(isi_fail() reports only the first)
+ */
+enum isi_conn_flag {
+	ISI_F_FAILED,
 };
 
 /**
@@ -153,7 +202,13 @@ struct isi_task {
  * @ord: RDMA Reads we may have outstanding (QP ORD; we issue none)
  * @max_io: largest transfer of one command in bytes
  * @nr_rx: full-feature receive buffers posted
- * @rx_data_max: data segment bytes each receive buffer holds
+ * @rx_data_max: data segment bytes a message may carry (the spill
+ *	buffer's size follows from it)
+ * @rx_spilled: messages longer than one receive buffer (%ISI_RX_SMALL)
+ *	received by this host's connections, live
+ * @hello: the connection exchanged Hello and HelloReply
+ * @hello_ord: the iSER-ORD of that HelloReply
+ * @hello_ver: the iSER version of that HelloReply
  */
 struct isi_host {
 	struct mutex		lock;		/* every field below */
@@ -166,6 +221,10 @@ struct isi_host {
 	u32			max_io;
 	u32			nr_rx;
 	u32			rx_data_max;
+	atomic_t		rx_spilled;
+	bool			hello;
+	u16			hello_ord;
+	u8			hello_ver;
 };
 
 /**
@@ -185,15 +244,24 @@ struct isi_host {
  * @mode: what the CM exchange fixed
  * @ird: the QP's responder resources (incoming RDMA Reads)
  * @ord: the QP's initiator depth (outgoing RDMA Reads)
+ * @flags: %ISI_F_FAILED
  * @established: rdma_cm reported ESTABLISHED
  * @ffp: full feature phase receive buffers are posted
  * @login_rx: the login/text response buffer (8 KiB data)
  * @login_posted: @login_rx is posted
  * @login_req: login/text request data
  * @login_req_dma: its DMA address
- * @rx: full-feature receive buffers
+ * @rx_ring: the full-feature receive buffers, packed in pages
+ * @rx: their descriptors (@rx_ring.desc), %ISI_RX_SMALL bytes each
  * @nr_rx: entries of @rx
- * @rx_data_max: data segment bytes one @rx buffer holds
+ * @rx_data_max: data segment bytes a message may carry
+ * @spill_ring: holds the spill buffer (one buffer, whole pages)
+ * @spill: where the part of a message beyond %ISI_RX_SMALL lands, for
+ *	every @rx buffer; its first %ISI_RX_SMALL bytes stay free for the
+ *	head of the message (isi_rx_unspill())
+ * @spill_dma: its DMA address
+ * @spill_size: its size: the largest message
+ * @spill_sge: the receive SGE into it, second of every @rx work request
  * @frs: fast registration descriptors
  * @nr_frs: entries of @frs
  * @fr_free: free descriptors
@@ -203,6 +271,12 @@ struct isi_host {
  * @sq_used: slots in use
  * @imm_sge: data SGEs a Send may carry besides the headers (at most
  *	%ISI_IMM_SGE, fewer if the device allows fewer)
+ * @hello: the iSER Hello we send (RFC 5046 9.3)
+ * @hello_dma: its DMA address while its Send is posted
+ * @hello_cqe: completion of that Send
+ * @hello_state: &enum isi_hello_state; written by the receive path and
+ *	read by isi_conn_start() (store-release, load-acquire)
+ * @hello_res: the HelloReply, valid in %ISI_HELLO_DONE
  */
 struct isi_conn {
 	struct isdm_queues	q;
@@ -220,6 +294,7 @@ struct isi_conn {
 	struct isdm_mode	mode;
 	u32			ird;
 	u32			ord;
+	unsigned long		flags;
 	bool			established;
 	bool			ffp;
 
@@ -228,9 +303,15 @@ struct isi_conn {
 	void			*login_req;
 	u64			login_req_dma;
 
+	struct isdm_rx_ring	rx_ring;
 	struct isdm_rx_desc	*rx;
 	u32			nr_rx;
 	u32			rx_data_max;
+	struct isdm_rx_ring	spill_ring;
+	void			*spill;
+	u64			spill_dma;
+	u32			spill_size;
+	struct ib_sge		spill_sge;
 
 	struct isi_fr		*frs;
 	u32			nr_frs;
@@ -241,6 +322,12 @@ struct isi_conn {
 	int			sq_size;
 	atomic_t		sq_used;
 	u32			imm_sge;
+
+	struct isdm_hello	hello;
+	u64			hello_dma;
+	struct ib_cqe		hello_cqe;
+	int			hello_state;
+	struct isdm_hello_result hello_res;
 };
 
 extern struct workqueue_struct *isi_release_wq;
@@ -256,9 +343,10 @@ int isi_init_task(struct iscsi_task *task);
 void isi_cleanup_task(struct iscsi_task *task);
 void isi_detach_tasks(struct isi_conn *ic, struct iscsi_conn *conn);
 int isi_alloc_pdu(struct iscsi_task *task, u8 opcode);
+int isi_hello_send(struct isi_conn *ic);
+void isi_fail(struct isi_conn *ic, enum iscsi_err err);
 int isi_rx_init(struct isi_conn *ic);
-u32 isi_rx_count(struct isi_conn *ic, u32 cmds_max, u32 data_max,
-		 u64 budget);
+u32 isi_rx_count(u32 cmds_max);
 int isi_rx_ffp_post(struct isi_conn *ic, u32 nr, u32 data_max);
 void isi_rx_destroy(struct isi_conn *ic);
 int isi_io_init(void);

@@ -23,17 +23,6 @@
 
 #define ISI_RESOLVE_MS		1000
 
-/*
- * 16 MiB: with open-iscsi's default MaxRecvDataSegmentLength (256 KiB),
- * 63 buffers, enough for its default queue depth of 32 commands per LUN
- * and the unsolicited PDUs with no RNR retry; with 64 KiB or less, one
- * buffer per task of a 128-task session.
- */
-static unsigned int rx_budget_kb = 16384;
-module_param(rx_budget_kb, uint, 0644);
-MODULE_PARM_DESC(rx_budget_kb,
-		 "KiB of full-feature receive buffers per connection on InfiniBand/RoCE (at least 16 buffers; default 16384)");
-
 /* Annex A12 switches: what the CM REQ offers (Documentation/interop.md) */
 static struct isdm_feature_param zbva = { .on = true };
 module_param_cb(zbva, &isdm_param_zbva_ops, &zbva, 0644);
@@ -44,6 +33,37 @@ static struct isdm_feature_param send_inv = { .on = true };
 module_param_cb(send_inv, &isdm_param_send_inv_ops, &send_inv, 0644);
 MODULE_PARM_DESC(send_inv,
 		 "on: offer Send with Invalidate; off: declare the exception, so every STag is invalidated locally (default on)");
+
+static const char * const isi_hello_names[] = {
+	[ISI_HELLO_AUTO] = "auto",
+	[ISI_HELLO_ON] = "on",
+	[ISI_HELLO_OFF] = "off",
+};
+
+static int hello = ISI_HELLO_AUTO;
+
+static int isi_hello_param_set(const char *val, const struct kernel_param *kp)
+{
+	int i = sysfs_match_string(isi_hello_names, val);
+
+	if (i < 0)
+		return -EINVAL;
+	WRITE_ONCE(*(int *)kp->arg, i);
+	return 0;
+}
+
+static int isi_hello_param_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%s\n", isi_hello_names[READ_ONCE(*(int *)kp->arg)]);
+}
+
+static const struct kernel_param_ops isi_hello_ops = {
+	.set	= isi_hello_param_set,
+	.get	= isi_hello_param_get,
+};
+module_param_cb(hello, &isi_hello_ops, &hello, 0644);
+MODULE_PARM_DESC(hello,
+		 "iSER Hello after login: auto (only over iWARP; never on InfiniBand/RoCE, where Linux targets misread it), on (always; the target must answer with a HelloReply within 5 s), off (never) (default auto)");
 
 static unsigned int max_io_kb = ISI_MAX_IO_KB_DEF;
 
@@ -173,7 +193,10 @@ static int isi_route_resolved(struct isi_conn *ic)
 	 */
 	ic->sq_size = ISI_CMDS_MAX * 4 + ISI_DATAOUT_MAX;
 	qa.send_wr = ic->sq_size;
+	/* one per task and the unsolicited ones (isi_rx_count()), login */
 	qa.recv_wr = ISI_CMDS_MAX + ISI_RX_EXTRA + 1;
+	/* the buffer, then the shared spill buffer (isi_rx_post()) */
+	qa.recv_sge = 2;
 	/* headers, then data by MR, or the pages of an all-immediate WRITE */
 	qa.send_sge = 1 + ISI_IMM_SGE;
 	qa.poll_ctx = IB_POLL_SOFTIRQ;
@@ -229,8 +252,8 @@ static int isi_established(struct isi_conn *ic, struct rdma_cm_event *ev)
 
 static void isi_cm_failed(struct isi_conn *ic, int err)
 {
-	if (ic->state == ISI_UP && ic->iconn)
-		iscsi_conn_failure(ic->iconn, ISCSI_ERR_CONN_FAILED);
+	if (ic->state == ISI_UP)
+		isi_fail(ic, ISCSI_ERR_CONN_FAILED);
 	if (ic->state == ISI_PENDING || ic->state == ISI_UP)
 		ic->state = ISI_TERMINATING;
 	wake_up_all(&ic->wq);
@@ -512,7 +535,16 @@ static int isi_conn_show(struct seq_file *m, void *unused)
 		seq_printf(m, "ord: %u\n", ih->ord);
 		seq_printf(m, "max_io_bytes: %u\n", ih->max_io);
 		seq_printf(m, "rx_buffers: %u\n", ih->nr_rx);
+		seq_printf(m, "rx_buffer_bytes: %u\n", ISI_RX_SMALL);
 		seq_printf(m, "rx_data_bytes: %u\n", ih->rx_data_max);
+		seq_printf(m, "rx_spill_bytes: %u\n",
+			   ISDM_HDR_LEN_EXT + ISDM_BHS_LEN + ih->rx_data_max);
+		seq_printf(m, "rx_spilled: %d\n",
+			   atomic_read(&ih->rx_spilled));
+		seq_printf(m, "hello: %d\n", ih->hello);
+		if (ih->hello)
+			seq_printf(m, "hello_reply: version %u ord %u\n",
+				   ih->hello_ver, ih->hello_ord);
 	}
 	mutex_unlock(&ih->lock);
 	return 0;
@@ -536,6 +568,9 @@ static void isi_host_update(struct isi_conn *ic, struct iscsi_conn *conn,
 		ih->max_io = shost->max_sectors << SECTOR_SHIFT;
 		ih->nr_rx = ic->nr_rx;
 		ih->rx_data_max = ic->rx_data_max;
+		ih->hello = ic->hello_state == ISI_HELLO_DONE;
+		ih->hello_ord = ic->hello_res.ord;
+		ih->hello_ver = ic->hello_res.cur_ver;
 	}
 	mutex_unlock(&ih->lock);
 }
@@ -673,10 +708,71 @@ put_ep:
 	return ret;
 }
 
+/* Does this connection send a Hello (module parameter hello)? */
+static bool isi_hello_wanted(struct isi_conn *ic)
+{
+	switch (READ_ONCE(hello)) {
+	case ISI_HELLO_ON:
+		return true;
+	case ISI_HELLO_OFF:
+		return false;
+	default:
+		return rdma_protocol_iwarp(ic->dev->ib_dev, ic->cm_id->port_num);
+	}
+}
+
+/* The Hello exchange is over, or the connection is going. */
+static bool isi_hello_waits(struct isi_conn *ic)
+{
+	/* pairs with isi_hello_end() */
+	return smp_load_acquire(&ic->hello_state) != ISI_HELLO_SENT ||
+	       READ_ONCE(ic->state) != ISI_UP;
+}
+
+/*
+ * RFC 5046 5.1.1: after the final Login Response, the initiator's first
+ * iSER message is the Hello; the target's first is the HelloReply. Wait for
+ * it a bounded time, without the connection's lock (a CM event that ends
+ * the connection takes it, and wakes us).
+ */
+static int isi_hello_exchange(struct isi_conn *ic)
+{
+	struct sockaddr *dst = (struct sockaddr *)&ic->cm_id->route.addr.dst_addr;
+	long left;
+	int ret;
+
+	ret = isi_hello_send(ic);
+	if (ret) {
+		pr_err_ratelimited("%pISpc: cannot send the iSER Hello: %d\n",
+				   dst, ret);
+		return ret;
+	}
+	left = msecs_to_jiffies(ISI_HELLO_TIMEOUT_MS);
+	left = wait_event_interruptible_timeout(ic->wq, isi_hello_waits(ic),
+						left);
+	/* pairs with isi_hello_end(): hello_res is complete in DONE */
+	switch (smp_load_acquire(&ic->hello_state)) {
+	case ISI_HELLO_DONE:
+		pr_debug("%pISpc: HelloReply: version %u, iSER-ORD %u\n", dst,
+			 ic->hello_res.cur_ver, ic->hello_res.ord);
+		return 0;
+	case ISI_HELLO_FAILED:
+		return -EPROTO;		/* isi_hello_reply() said why */
+	}
+	if (left < 0)
+		return left;
+	if (READ_ONCE(ic->state) != ISI_UP)
+		return -ENOTCONN;
+	pr_err_ratelimited("%pISpc: no HelloReply within %u ms (a Linux-style target does not answer Hello: use ib_iser hello=auto or off); closing\n",
+			   dst, ISI_HELLO_TIMEOUT_MS);
+	return -ETIMEDOUT;
+}
+
 static int isi_conn_start(struct iscsi_cls_conn *cls_conn)
 {
 	struct iscsi_conn *conn = cls_conn->dd_data;
 	struct isi_conn *ic = conn->dd_data;
+	bool first = false;
 	u32 data_max, nr;
 	int ret = 0;
 
@@ -691,20 +787,27 @@ static int isi_conn_start(struct iscsi_cls_conn *cls_conn)
 		/* set_param refused more than ISI_RX_DATA_MAX */
 		data_max = clamp_t(u32, conn->max_recv_dlength,
 				   ISI_RX_DATA_MIN, ISI_RX_DATA_MAX);
-		nr = isi_rx_count(ic, conn->session->cmds_max, data_max,
-				  (u64)READ_ONCE(rx_budget_kb) * SZ_1K);
+		nr = isi_rx_count(conn->session->cmds_max);
 		ret = isi_rx_ffp_post(ic, nr, data_max);
 		if (ret) {
 			pr_err_ratelimited("full-feature receives: %d\n", ret);
 			goto unlock;
 		}
 		ic->ffp = true;
-		isi_host_update(ic, conn, true);
+		first = true;
 	}
 unlock:
 	mutex_unlock(&ic->lock);
 	if (ret)
 		return ret;
+	if (first) {
+		if (isi_hello_wanted(ic)) {
+			ret = isi_hello_exchange(ic);
+			if (ret)
+				return ret;
+		}
+		isi_host_update(ic, conn, true);
+	}
 	return iscsi_conn_start(cls_conn);
 }
 

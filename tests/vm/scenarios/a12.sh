@@ -15,6 +15,10 @@
 #       (drivers/infiniband/ulp/iser/iser_verbs.c,
 #       isert/ib_isert.c of 6.1 and 6.12). ini_zbva=auto and tgt_sie=off
 #       cannot be had from them and are refused as bad arguments.
+#   hello=auto|on|off
+#       our initiator's Hello switch (ib_iser.hello, default auto: only
+#       over iWARP). on with the in-tree target is refused: Linux's isert
+#       misreads a Hello (Documentation/interop.md).
 # The expected mode is derived from the offers by A12's rules in
 # a12_expect() (CA12-11, -13: Send with Invalidate only when both offer it;
 # CA12-14, -16: ZBVA only when both do; CA12-17: the 12-byte header with
@@ -23,16 +27,21 @@
 # zbva, send_with_invalidate), the target's (the normal session's block of
 # /sys/kernel/debug/ib_isert/connections, same keys) and the target's
 # session log line ("12-byte (ZBVA)|28-byte header, Send with
-# Invalidate|no Send with Invalidate"). The scenario logs one table row:
+# Invalidate|no Send with Invalidate"). Whether a Hello was exchanged is
+# derived by a12_hello() from the switch and the transport, and compared
+# with the initiator's debugfs (hello: 0|1) and our target's (hellos: N,
+# the Hellos it answered on the connection). The scenario logs one table
+# row:
 #   a12: cell ... expected ... seen ... PASS|FAIL
 # Then fio with verification over the whole LUN: random writes of 512 B to
 # 1 MiB at 512-byte boundaries, from buffers 512 bytes past a page boundary
 # (fio's iomem_align offsets the page-aligned buffer base), queue depth 16,
 # every block read back and checked.
 
-ini_zbva=auto ini_sie=on tgt_zbva=auto tgt_sie=on
+ini_zbva=auto ini_sie=on tgt_zbva=auto tgt_sie=on hello=auto
 while [ $# -gt 0 ]; do
 	case $1 in
+	hello=auto | hello=on | hello=off) hello=${1#*=} ;;
 	ini_zbva=auto | ini_zbva=off) ini_zbva=${1#*=} ;;
 	ini_sie=on | ini_sie=off) ini_sie=${1#*=} ;;
 	tgt_zbva=auto | tgt_zbva=off) tgt_zbva=${1#*=} ;;
@@ -48,6 +57,10 @@ fi
 	vm_fail "a12.sh: the in-tree target has no ZBVA switch (it always declines)"
 [ "$VM_TARGET" != intree ] || [ "$tgt_sie" = on ] ||
 	vm_fail "a12.sh: the in-tree target cannot decline Send with Invalidate"
+[ "$VM_INITIATOR" = ours ] || [ "$hello" = auto ] ||
+	vm_fail "a12.sh: the in-tree initiator has no Hello switch (it never sends one)"
+[ "$VM_TARGET" != intree ] || [ "$hello" != on ] ||
+	vm_fail "a12.sh: hello=on with the in-tree target (it misreads a Hello)"
 
 # a12_expect INI_ZBVA INI_SIE TGT_ZBVA TGT_SIE (1: offered, 0: declined):
 # "header=H zbva=Z send_with_invalidate=S"
@@ -56,12 +69,25 @@ a12_expect() {
 	echo "header=$((zbva ? 12 : 28)) zbva=$zbva send_with_invalidate=$sie"
 }
 offer() { [ "$1" = auto ] || [ "$1" = on ] && echo 1 || echo 0; }
+# a12_hello SWITCH TRANSPORT: 1 when our initiator sends a Hello (RFC 5046
+# 5.1.1) with that switch over that transport (infiniband, roce, iwarp):
+# auto only over iWARP, where no Annex A12 exchange carries IRD and ORD
+a12_hello() {
+	case $1 in
+	on) echo 1 ;;
+	off) echo 0 ;;
+	*) [ "$2" = iwarp ] && echo 1 || echo 0 ;;
+	esac
+}
 # what each side offers: ours as switched, the in-tree target never ZBVA
 t_zbva=$(offer "$tgt_zbva")
 [ "$VM_TARGET" != intree ] || t_zbva=0
 want=$(a12_expect "$(offer "$ini_zbva")" "$(offer "$ini_sie")" "$t_zbva" "$(offer "$tgt_sie")")
-cell="ini=$VM_INITIATOR(zbva=$ini_zbva,sie=$ini_sie) tgt=$VM_TARGET(zbva=$tgt_zbva,sie=$tgt_sie)"
-vm_log "a12: $cell: expected $want"
+# soft-RoCE: RoCE v2
+want_hello=0
+[ "$VM_INITIATOR" != ours ] || want_hello=$(a12_hello "$hello" roce)
+cell="ini=$VM_INITIATOR(zbva=$ini_zbva,sie=$ini_sie,hello=$hello) tgt=$VM_TARGET(zbva=$tgt_zbva,sie=$tgt_sie)"
+vm_log "a12: $cell: expected $want hello=$want_hello"
 
 vm_rxe_up
 if [ "$VM_INITIATOR" = intree ]; then
@@ -77,6 +103,8 @@ else
 		vm_fail "cannot set ib_iser's zbva"
 	echo "$ini_sie" >/sys/module/ib_iser/parameters/send_inv ||
 		vm_fail "cannot set ib_iser's send_inv"
+	echo "$hello" >/sys/module/ib_iser/parameters/hello ||
+		vm_fail "cannot set ib_iser's hello"
 	# a word the switch does not know is refused
 	! echo maybe 2>/dev/null >/sys/module/ib_iser/parameters/zbva ||
 		vm_fail "ib_iser.zbva accepted 'maybe'"
@@ -105,6 +133,9 @@ if [ "$VM_INITIATOR" = ours ]; then
 	ini_seen=${ini_seen% }
 	seen="initiator: $ini_seen"
 	[ "$ini_seen" = "$want" ] || bad="initiator reports $ini_seen"
+	h=$(echo "$mode" | awk '$1 == "hello:" { print $2 }')
+	seen="$seen hello=$h"
+	[ "$h" = "$want_hello" ] || bad="${bad:+$bad; }initiator reports hello=$h, expected $want_hello"
 fi
 if [ "$VM_TARGET" = ours ]; then
 	# the normal session's block of the target's debugfs view
@@ -118,6 +149,9 @@ if [ "$VM_TARGET" = ours ]; then
 	tgt_seen=${tgt_seen% }
 	seen="${seen:+$seen; }target: $tgt_seen"
 	[ "$tgt_seen" = "$want" ] || bad="${bad:+$bad; }target reports $tgt_seen"
+	h=$(echo "$blk" | awk '$1 == "hellos:" { print $2 }')
+	seen="$seen hellos=$h"
+	[ "$h" = "$want_hello" ] || bad="${bad:+$bad; }target answered $h Hello(s), expected $want_hello"
 	# and its log line says the same
 	h=${want#header=}
 	h=${h%% *}
@@ -129,7 +163,7 @@ if [ "$VM_TARGET" = ours ]; then
 fi
 verdict=PASS
 [ -z "$bad" ] || verdict=FAIL
-vm_log "a12: cell $cell | expected $want | seen $seen | $verdict"
+vm_log "a12: cell $cell | expected $want hello=$want_hello | seen $seen | $verdict"
 [ -z "$bad" ] || vm_fail "a12 $cell: $bad"
 
 # the whole LUN, every size from 512 B to 1 MiB, buffers off page alignment

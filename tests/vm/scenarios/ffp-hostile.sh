@@ -6,7 +6,12 @@
 # must refuse. Each line is one connection. In a discovery session:
 #  1. nop: a NOP-Out ping is answered (the tool's login works);
 #  2. hello: an iSER Hello as the first full-feature message gets a
-#     HelloReply that accepts it, and the connection goes on;
+#     HelloReply that accepts it, and the connection goes on; hellover: a
+#     Hello of version 2 only gets a rejecting HelloReply, and the
+#     connection closes; hellobad, hellolen: a Hello with MinVer above
+#     MaxVer, one of 16 bytes: each closes the connection without a
+#     HelloReply; hello2: a second Hello (not the first message) closes
+#     it;
 #  3. snack, login: a SNACK and a Login Request in full feature phase,
 #     which iSER forbids, get a Reject (reason 0x04, protocol error) and
 #     the connection goes on (the ping after it is answered);
@@ -150,6 +155,10 @@ ffp_run() { # MODE REGEX [TOOL ARGS]: one connection; its summary must match REG
 }
 ffp_run nop 'login=ok hello_reply=none reject=none nop_in=yes closed=no'
 ffp_run hello 'login=ok hello_reply=ok reject=none nop_in=yes closed=no'
+ffp_run hellover 'login=ok hello_reply=rejected reject=none nop_in=no closed=yes'
+ffp_run hellobad 'login=ok hello_reply=none reject=none nop_in=no closed=yes'
+ffp_run hellolen 'login=ok hello_reply=none reject=none nop_in=no closed=yes'
+ffp_run hello2 'login=ok hello_reply=ok reject=none nop_in=no closed=yes'
 ffp_run snack 'login=ok hello_reply=none reject=0x04 nop_in=yes closed=no'
 ffp_run login 'login=ok hello_reply=none reject=0x04 nop_in=yes closed=no'
 ffp_run scsi 'login=ok hello_reply=none reject=0x04 nop_in=yes closed=no'
@@ -206,7 +215,9 @@ for line in 'PDU 0x10 not allowed with iSER here' \
 	'PDU 0x01 with a bad AHS (-22)' \
 	'work request flushed (the queue pair is in error); closing' \
 	'NOP-Out with both an ITT (0x00005700) and a TTT (0x12345678)' \
-	'Data-Out for ITT 0x00005800, a command not yet in CmdSN order'; do
+	'Data-Out for ITT 0x00005800, a command not yet in CmdSN order' \
+	'rejecting Hello (versions 2-2, IRD 1' 'malformed iSER Hello (12 bytes, -74)' \
+	'malformed iSER Hello (16 bytes, -7)' 'unexpected iSER message 0x20'; do
 	echo "$klog" | grep -qF "$line" ||
 		fails+="the target did not log \"$line\"; "
 done

@@ -11,7 +11,8 @@
 # short Send, an AHS, an ITT of no live task, Send with Invalidate of the
 # wrong rkey or on a PDU that must not carry one or when it was not
 # negotiated, opcodes wrong for the phase, a reserved iSER opcode, a Send
-# larger than the receive buffers; and reserved bits everywhere, which
+# larger than the receive buffers, a HelloReply when no Hello was sent
+# (ini-hello.sh has the Hello cases); and reserved bits everywhere, which
 # must be ignored. The scenario reads block 1000 in a loop until every
 # case is served. Each case must end the connection (the tool sees the
 # initiator disconnect) with the kernel log line that names it, and
@@ -48,6 +49,7 @@ cases=(
 	"op-unknown|$ffp|opcode 0x28\\): opcode no target sends"
 	"iser-op|$ffp|iSER 0x40, opcode 0x21\\): not an iSCSI control-type iSER message"
 	"bigsend|$ffp|receive completion failed"
+	"hello-unasked|$ffp|bad PDU received \\(12 bytes\\): shorter than iSER header and BHS"
 	"good|login=ok sent=no closed=yes|"
 )
 names=()

@@ -23,16 +23,12 @@
 # MaxBurstLength 131072, ImmediateData Yes, InitialR2T No; the TPG allows
 # InitialR2T=No and keeps its defaults otherwise (FirstBurstLength 65536,
 # MaxBurstLength 262144, TargetRecvDataSegmentLength 8192).  The receive
-# buffers in debugfs must hold exactly the declared 131072 bytes, and their
-# number follows from ib_iser's rx_budget_kb and the session's cmds_max as
-# drivers/initiator/io.c, isi_rx_count(), computes it on InfiniBand/RoCE:
-#   size = PAGE_ALIGN(28 + 48 + 131072)    (ISDM_HDR_LEN_EXT + ISDM_BHS_LEN
-#                                           + data, include/isdm/iser_wire.h)
-#   full = min(cmds_max, 128) + 16         (ISI_CMDS_MAX + ISI_RX_EXTRA,
-#                                           drivers/initiator/isi.h)
-#   rx_buffers = clamp(rx_budget_kb * 1024 / size, 16, full)   (ISI_RX_MIN 16)
-# (the default 16384 KiB with 4 KiB pages: 33 pages each, 124 buffers, fewer
-# than the 144 of a full ring for open-iscsi's default cmds_max 128).
+# buffers in debugfs follow drivers/initiator/io.c, isi_rx_count() and
+# isi_rx_ffp_post(): one per task plus 16 (min(cmds_max, 128) + 16;
+# ISI_CMDS_MAX, ISI_RX_EXTRA in drivers/initiator/isi.h) of 512 bytes each
+# (ISI_RX_SMALL), and one spill buffer for a message of the declared 131072
+# data bytes with the longer iSER header: 28 + 48 + 131072 bytes
+# (ISDM_HDR_LEN_EXT + ISDM_BHS_LEN, include/isdm/iser_wire.h).
 
 max_io=""
 expect=()
@@ -103,19 +99,13 @@ f=/sys/kernel/debug/ib_iser/$host/conn
 mode=$(cat "$f")
 echo "$mode"
 # the receive buffers as isi_rx_count() sizes them (see the top)
-budget_kb=$(cat /sys/module/ib_iser/parameters/rx_budget_kb) ||
-	vm_fail "ib_iser has no rx_budget_kb parameter"
 cmds_max=$(iscsiadm -m node -T "$VM_TARGET_IQN" -p "$VM_TGT_IP:$VM_ISER_PORT" -I iser |
 	awk '$1 == "node.session.cmds_max" { print $3 }')
 [ -n "$cmds_max" ] || vm_fail "no node.session.cmds_max in the node record"
-page=$(getconf PAGESIZE)
-rx_size=$(((28 + 48 + mrdsl + page - 1) / page * page))
-rx_full=$((cmds_max < 128 ? cmds_max + 16 : 128 + 16))
-rx_want=$((budget_kb * 1024 / rx_size))
-[ "$rx_want" -ge 16 ] || rx_want=16
-[ "$rx_want" -le "$rx_full" ] || rx_want=$rx_full
-vm_log "expected receive buffers: rx_budget_kb $budget_kb / $rx_size bytes each, between 16 and $rx_full (cmds_max $cmds_max): $rx_want"
-for kv in state=up connections_started=1 rx_data_bytes=$mrdsl rx_buffers=$rx_want "${expect[@]}"; do
+rx_want=$((cmds_max < 128 ? cmds_max + 16 : 128 + 16))
+vm_log "expected receive buffers: $rx_want (cmds_max $cmds_max) of 512 bytes, spill $((28 + 48 + mrdsl)) bytes"
+for kv in state=up connections_started=1 rx_data_bytes=$mrdsl rx_buffers=$rx_want \
+	rx_buffer_bytes=512 rx_spill_bytes=$((28 + 48 + mrdsl)) "${expect[@]}"; do
 	echo "$mode" | grep -q "^${kv%%=*}: ${kv#*=}\( \|\$\)" ||
 		vm_fail "$f: expected ${kv%%=*}: ${kv#*=}, have: $(echo "$mode" | grep "^${kv%%=*}:")"
 done
