@@ -5,8 +5,9 @@
 # pass a broken kernel.  Runs vm-check.sh with a scenario list of its own
 # (the body scenarios/selftest.sh does on purpose what a broken kernel
 # would) and checks that every row is judged as it must be, plus the
-# runner's refusals of bad input (exit status 2).  One kernel (default 6.1,
-# --kernel K for another); two short boots.  Prints PASS/FAIL per check and
+# runner's refusals of bad input (exit status 2), and the rig run from
+# copies of the tree under /tmp and /dev/shm (clone-check.sh).  One kernel
+# (default 6.1, --kernel K for another); four short boots.  Prints PASS/FAIL per check and
 # "N passed, N failed".  See Documentation/testing-vm.md.
 
 set -u
@@ -109,6 +110,14 @@ ISER_VM_LIST=$out/flood.list ISER_VM_LOG_BUF_LEN=128k \
 	"$here/vm-check.sh" --kernel "$kernel" >"$out/flood.log" 2>&1
 check gate-flood "a BEGIN marker pushed out of the log ring fails the row" \
 	has "$out/flood.log" "^FAIL $kernel selftest-flood: .*BEGIN marker is no longer in the log buffer"
+
+# a clone anywhere: the rig run from copies under /tmp and /dev/shm, where
+# the guest mounts tmpfs of its own, must still see the repository share
+"$here/clone-check.sh" --kernel "$kernel" >"$out/clone.log" 2>&1
+for d in tmp dev-shm; do
+	check "clone-$d" "the rig runs from a copy under /${d/-//} ($out/clone.log)" \
+		has "$out/clone.log" "^PASS $kernel clone-$d: "
+done
 
 echo "# logs: $out"
 echo "$passed passed, $failed failed"

@@ -10,34 +10,11 @@
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root LANG=C LC_ALL=C TERM=dumb
 
-# The repository is mounted at its host path, which may lie under /tmp or
-# /run (a clone there): keep that mount visible above the tmpfs mounted
-# on them (moved aside, then back). This script is read from it; an open
-# file stays readable across the moves.
-repo=""
-read -r cmdline </proc/cmdline
-for arg in $cmdline; do
-	case $arg in
-	iser_vm.repo=*) repo=${arg#iser_vm.repo=} ;;
-	esac
-done
-held=""
-case $repo in
-/tmp/* | /run/*)
-	mkdir -p /.iser-repo
-	mount --move "$repo" /.iser-repo && held=1
-	;;
-esac
-mount -t tmpfs -o mode=0755 tmpfs /run
-mount -t tmpfs -o mode=1777 tmpfs /tmp
-if [ -n "$held" ]; then
-	mkdir -p "$repo"
-	mount --move /.iser-repo "$repo"
-fi
-mkdir -p /dev/pts /dev/shm
-mount -t devpts devpts /dev/pts
-mount -t tmpfs tmpfs /dev/shm
+# /run, /tmp, /dev/pts and /dev/shm are mounted by the initramfs
+# (tests/vm/initramfs-init.sh) before the repository share, so that none
+# of them hides a clone that lives below one of them.
 ln -sf /proc/self/fd /dev/fd 2>/dev/null
+read -r cmdline </proc/cmdline
 hostname iser-vm
 
 job=""

@@ -19,6 +19,11 @@
 #            check must fail the boot (the row itself passes)
 #   crash    the guest crashes (sysrq c) in the middle of the row: the row
 #            must FAIL and the rows after it must run in a new boot
+#   repo PATH TOKEN  the repository seen by the guest is the host's share
+#            mounted at PATH (9p, tag "repo"), not a tmpfs or the read-only
+#            root, and build/vm/clone-token there holds TOKEN, which the
+#            host wrote (tests/vm/clone-check.sh: a clone under /tmp or
+#            /dev/shm); the guest writes TOKEN back into build/vm/clone-seen
 
 mode=${1:?selftest: mode}
 case $mode in
@@ -54,6 +59,18 @@ crash)
 	echo c >/proc/sysrq-trigger
 	sleep 30
 	vm_fail "the guest did not crash"
+	;;
+repo)
+	want=${2:?selftest repo: PATH}
+	token=${3:?selftest repo: TOKEN}
+	[ "$VM_REPO" = "$want" ] || vm_fail "the rig runs from $VM_REPO, not $want"
+	mnt=$(findmnt -n -o SOURCE,FSTYPE -T "$want")
+	vm_log "mount at $want: $mnt"
+	[ "$mnt" = "repo 9p" ] || vm_fail "$want is not the repository share (9p tag repo) but: ${mnt:-nothing}"
+	seen=$(cat "$want/build/vm/clone-token" 2>/dev/null)
+	[ "$seen" = "$token" ] ||
+		vm_fail "$want/build/vm/clone-token holds '${seen}', not the host's '$token'"
+	echo "$token" >"$want/build/vm/clone-seen" || vm_fail "cannot write to $want/build/vm"
 	;;
 *) vm_fail "selftest: unknown mode $mode" ;;
 esac
