@@ -44,6 +44,10 @@ def load(logdir):
             if os.path.exists(os.path.join(logdir, name, "result")) else "no result"
         path = os.path.join(logdir, name, "bench.json")
         rows = []
+        mem = None
+        mpath = os.path.join(logdir, name, "mem.json")
+        if res == "PASS" and os.path.exists(mpath):
+            mem = json.load(open(mpath))
         if res == "PASS" and os.path.exists(path):
             for line in open(path):
                 if line.strip():
@@ -51,7 +55,7 @@ def load(logdir):
                     busy = r["cpu_busy"]
                     r["iops_per_cpu"] = r["iops"] / busy if busy > 0 else 0.0
                     rows.append(r)
-        runs.setdefault(pair, []).append((name, res, rows))
+        runs.setdefault(pair, []).append((name, res, rows, mem))
     return runs
 
 
@@ -65,14 +69,19 @@ def main():
     runs = load(a.logdir)
     failed = []
     med = {}  # pair -> workload -> metric -> median
+    memmed = {}  # pair -> mem_kb, slab_kb -> median
     for pair, _ in PAIRS:
         if pair not in runs and pair != "intree":
             continue  # not asked for (bench.sh --pairings)
-        for name, res, rows in runs.get(pair, []):
-            if res != "PASS" or not rows:
+        for name, res, rows, mem in runs.get(pair, []):
+            if res != "PASS" or not (rows or mem):
                 failed.append("%s: %s" % (name, res))
-        good = [rows for _, res, rows in runs.get(pair, []) if res == "PASS" and rows]
-        if not good:
+        good = [rows for _, res, rows, _ in runs.get(pair, []) if res == "PASS" and rows]
+        mems = [m for _, res, _, m in runs.get(pair, []) if res == "PASS" and m]
+        if mems:
+            memmed[pair] = {k: statistics.median(m[k] for m in mems)
+                            for k in ("mem_kb", "slab_kb")}
+        if not good and not mems:
             failed.append("%s: no passing run" % pair)
             continue
         per = {}
@@ -88,8 +97,8 @@ def main():
     ref = med.get("intree", {})
     report = {"kernel": a.kernel, "pairings": {}, "failed": failed}
     for pair, label in PAIRS:
-        if pair not in med:
-            continue
+        if not med.get(pair):
+            continue  # no fio results (bench.sh --memory)
         lines.append(label)
         lines.append("  %-18s %10s %8s %12s %8s %14s %8s" % (
             "workload", "IOPS", "ratio", "p99 us", "ratio", "IOPS/CPU", "ratio"))
@@ -108,6 +117,21 @@ def main():
             lines.append("  %-18s %10.0f %8s %12.0f %8s %14.0f %8s" % (
                 w, cells[0][0], fmt(cells[0][1]), cells[1][0], fmt(cells[1][1]),
                 cells[2][0], fmt(cells[2][1])))
+        lines.append("")
+    if memmed:
+        lines.append("kernel memory of one idle session, initiator and target together "
+                     "(free memory and unreclaimable slab, before login to after; median)")
+        refm = memmed.get("intree", {})
+        report["memory"] = {}
+        for pair, label in PAIRS:
+            if pair not in memmed:
+                continue
+            v = memmed[pair]
+            base = refm.get("mem_kb")
+            ratio = v["mem_kb"] / base if base else None
+            report["memory"][pair] = dict(v, mem_ratio=round(ratio, 3) if ratio is not None else None)
+            lines.append("  %-48s %8.0f KiB %8s  slab %+8.0f KiB" % (
+                label, v["mem_kb"], fmt(ratio), v["slab_kb"]))
         lines.append("")
     if failed:
         lines.append("FAILED runs (not in the medians): " + "; ".join(failed))

@@ -5,14 +5,16 @@
 # in one boot): a fixed set of fio workloads on a ramdisk LUN, each for
 # RUNTIME seconds after a short ramp, without verification; then one
 # verified job, so a number never comes from a data path that corrupts.
-#   bench [RUNTIME]
+#   bench [RUNTIME|memory]     (memory: only the memory of one idle session)
 # Results, one JSON object per workload, in $VM_SCEN_DIR/bench.json:
 # IOPS, bandwidth, mean and 99th percentile completion latency, and the
 # guest's CPU busy time over the run (from /proc/stat), so that a pairing
-# that buys throughput with CPU shows it.
+# that buys throughput with CPU shows it; and in $VM_SCEN_DIR/mem.json the
+# kernel memory of one idle session (see memstat below).
 
 runtime=${1:-10}
 case $runtime in
+memory) ;;
 '' | *[!0-9]*) vm_fail "bench.sh: RUNTIME must be a number of seconds, not '$runtime'" ;;
 esac
 
@@ -21,7 +23,26 @@ vm_load_roles
 vm_target_setup
 vm_iscsid_start
 vm_node_new
+
+# Kernel memory one idle session costs, initiator and target together (both
+# run in this guest): free memory and unreclaimable slab after dropping the
+# caches, before the login and after it, before any I/O.  In
+# $VM_SCEN_DIR/mem.json; bench-report.py takes the median over the rounds.
+memstat() {
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	sleep 2
+	awk '/^MemFree:/ { f = $2 } /^SUnreclaim:/ { s = $2 } END { print f, s }' /proc/meminfo
+}
+read -r free0 slab0 < <(memstat)
 dev=$(vm_login_disk) || exit 1
+read -r free1 slab1 < <(memstat)
+echo "{\"mem_kb\": $((free0 - free1)), \"slab_kb\": $((slab1 - slab0))}" >"$VM_SCEN_DIR/mem.json"
+vm_log "memory of one idle session: $((free0 - free1)) kB less free memory, unreclaimable slab +$((slab1 - slab0)) kB"
+if [ "$runtime" = memory ]; then
+	vm_logout_check "$dev"
+	return 0
+fi
 vm_check_disk "$dev"
 
 # workload name and its fio options (one job, numjobs=1)
