@@ -88,6 +88,12 @@ free_before=$(memfree)
 for i in $(seq 20); do
 	vm_login >/dev/null 2>&1 || vm_fail "login $i of 20 failed"
 	vm_wait 15 test "$(vm_session_count)" = 1 || vm_fail "no session after login $i"
+	if [ "$i" = 1 ] && [ -n "$rx_before" ]; then
+		rx_during=$(rxbytes)
+		[ "${rx_during:-0}" -gt "$rx_before" ] ||
+			vm_fail "rx_ring_bytes did not count the session's receive buffers ($rx_before before login, ${rx_during:-none} after)"
+		vm_log "receive buffer pages with one session: $rx_during bytes"
+	fi
 	vm_logout >/dev/null 2>&1 || vm_fail "logout $i of 20 failed"
 	vm_wait 15 test "$(vm_session_count)" = 0 || vm_fail "session left after logout $i"
 done
