@@ -69,9 +69,10 @@ enum isi_state {
 /**
  * enum isi_hello_mode - when the initiator sends an iSER Hello (module
  *	parameter hello)
- * @ISI_HELLO_AUTO: on iWARP only, where RFC 5046 has no other exchange of
- *	IRD and ORD; never on InfiniBand or RoCE, where Annex A12 moves them
- *	into the CM REQ/REP and Linux targets misread a Hello
+ * @ISI_HELLO_AUTO: on iWARP only, to a target whose MPA reply carries no
+ *	Annex A12 header (not a Linux one, which misreads a Hello); never on
+ *	InfiniBand or RoCE, where Annex A12 moves IRD and ORD into the CM
+ *	REQ/REP
  * @ISI_HELLO_ON: always
  * @ISI_HELLO_OFF: never
  */
@@ -245,6 +246,7 @@ struct isi_host {
  * @ird: the QP's responder resources (incoming RDMA Reads)
  * @ord: the QP's initiator depth (outgoing RDMA Reads)
  * @flags: %ISI_F_FAILED
+ * @rep_pd: the target's CM REP (MPA reply on iWARP) carried private data
  * @established: rdma_cm reported ESTABLISHED
  * @ffp: full feature phase receive buffers are posted
  * @login_rx: the login/text response buffer (8 KiB data)
@@ -295,6 +297,7 @@ struct isi_conn {
 	u32			ird;
 	u32			ord;
 	unsigned long		flags;
+	bool			rep_pd;
 	bool			established;
 	bool			ffp;
 

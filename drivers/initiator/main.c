@@ -63,7 +63,7 @@ static const struct kernel_param_ops isi_hello_ops = {
 };
 module_param_cb(hello, &isi_hello_ops, &hello, 0644);
 MODULE_PARM_DESC(hello,
-		 "iSER Hello after login: auto (only over iWARP; never on InfiniBand/RoCE, where Linux targets misread it), on (always; the target must answer with a HelloReply within 5 s), off (never) (default auto)");
+		 "iSER Hello after login: auto (only over iWARP to a target whose MPA reply carries no Annex A12 header, i.e. not a Linux one; never on InfiniBand/RoCE), on (always; the target must answer with a HelloReply within 5 s), off (never) (default auto)");
 
 static unsigned int max_io_kb = ISI_MAX_IO_KB_DEF;
 
@@ -237,6 +237,8 @@ static int isi_established(struct isi_conn *ic, struct rdma_cm_event *ev)
 	}
 	if (ic->mode.peer_violation)
 		pr_warn_ratelimited("target's REP claims a feature we did not offer; ignored\n");
+	ic->rep_pd = ev->param.conn.private_data &&
+		     ev->param.conn.private_data_len;
 	if (!ib_query_qp(ic->q.qp, &attr, IB_QP_MAX_QP_RD_ATOMIC |
 			 IB_QP_MAX_DEST_RD_ATOMIC, &init_attr)) {
 		ic->ord = attr.max_rd_atomic;
@@ -708,7 +710,16 @@ put_ep:
 	return ret;
 }
 
-/* Does this connection send a Hello (module parameter hello)? */
+/*
+ * Does this connection send a Hello (module parameter hello)? auto: only to
+ * a target that has shown it is not a Linux-style (Annex A12) one, which is
+ * only visible over iWARP: there the MPA reply's private data has its true
+ * length, and Linux targets (the in-tree one and ours) always put the A12
+ * header in it, while a plain RFC 5046 target sends none and expects the
+ * Hello. Over InfiniBand and RoCE the REP's private data always has its
+ * full size, zeros when the target wrote none, so nothing tells them apart
+ * and no Hello is sent.
+ */
 static bool isi_hello_wanted(struct isi_conn *ic)
 {
 	switch (READ_ONCE(hello)) {
@@ -717,7 +728,8 @@ static bool isi_hello_wanted(struct isi_conn *ic)
 	case ISI_HELLO_OFF:
 		return false;
 	default:
-		return rdma_protocol_iwarp(ic->dev->ib_dev, ic->cm_id->port_num);
+		return rdma_protocol_iwarp(ic->dev->ib_dev,
+					   ic->cm_id->port_num) && !ic->rep_pd;
 	}
 }
 
