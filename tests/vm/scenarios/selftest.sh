@@ -64,7 +64,7 @@ repo)
 	want=${2:?selftest repo: PATH}
 	token=${3:?selftest repo: TOKEN}
 	[ "$VM_REPO" = "$want" ] || vm_fail "the rig runs from $VM_REPO, not $want"
-	mnt=$(findmnt -n -o SOURCE,FSTYPE -T "$want")
+	mnt=$(findmnt -n -o SOURCE,FSTYPE -T "$want" | awk '{ print $1, $2 }')
 	vm_log "mount at $want: $mnt"
 	[ "$mnt" = "repo 9p" ] || vm_fail "$want is not the repository share (9p tag repo) but: ${mnt:-nothing}"
 	seen=$(cat "$want/build/vm/clone-token" 2>/dev/null)
