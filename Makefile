@@ -7,6 +7,8 @@
 #                        headers are installed, else the newest Debian ones)
 #   make modules-all     build for Debian 12's 6.1 and 6.12 with W=1
 #   make sparse          sparse (C=2) on both kernels
+#   make siw             soft-iWARP (siw.ko) from Debian's linux-source for
+#                        6.1 and 6.12, for the guest rig's iWARP rows
 #   make unit            userspace unit tests (cmocka, ASan + UBSan)
 #   make fuzz            libFuzzer targets, FUZZ_SECONDS each
 #   make vm-check        end-to-end scenarios in qemu guests, both kernels
@@ -43,7 +45,7 @@ FUZZ_SECONDS ?= 20
 VERSION := $(shell cat $(TOP)/VERSION)
 DKMS_SRC = /usr/src/iser-$(VERSION)
 
-.PHONY: all modules modules-all sparse unit fuzz vm-tools vm-check vm-full vm-selftest check check-debug demo bench \
+.PHONY: all modules modules-all sparse siw unit fuzz vm-tools vm-check vm-full vm-selftest check check-debug demo bench \
 	install dkms-install dkms-remove deb deb-check checkpatch deps clean
 
 all: modules
@@ -60,6 +62,9 @@ modules-all:
 
 sparse:
 	@$(TOP)/scripts/for-kernels.sh build-modules --sparse
+
+siw:
+	@$(TOP)/scripts/build-siw.sh
 
 unit:
 	@$(MAKE) -s -C $(TOP)/tests/unit run
