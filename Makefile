@@ -12,7 +12,8 @@
 #   make unit            userspace unit tests (cmocka, ASan + UBSan)
 #   make fuzz            libFuzzer targets, FUZZ_SECONDS each
 #   make vm-check        end-to-end scenarios in qemu guests, both kernels
-#   make vm-full         the same plus the slower parameter variants
+#   make vm-full         the same plus the slower parameter variants and
+#                        the soft-iWARP rows (builds siw.ko first)
 #   make vm-selftest     the rig's gates tried on purpose (must catch a
 #                        WARNING, a taint, a console-only line, a crash,
 #                        a late oops, a lost BEGIN marker; bad usage)
@@ -78,7 +79,7 @@ vm-tools:
 vm-check: modules-all vm-tools
 	@$(TOP)/tests/vm/vm-check.sh
 
-vm-full: modules-all vm-tools
+vm-full: modules-all vm-tools siw
 	@$(TOP)/tests/vm/vm-check.sh --full
 
 vm-selftest:
