@@ -7,10 +7,13 @@
 #                        headers are installed, else the newest Debian ones)
 #   make modules-all     build for Debian 12's 6.1 and 6.12 with W=1
 #   make sparse          sparse (C=2) on both kernels
+#   make siw             soft-iWARP (siw.ko) from Debian's linux-source for
+#                        6.1 and 6.12, for the guest rig's iWARP rows
 #   make unit            userspace unit tests (cmocka, ASan + UBSan)
 #   make fuzz            libFuzzer targets, FUZZ_SECONDS each
 #   make vm-check        end-to-end scenarios in qemu guests, both kernels
-#   make vm-full         the same plus the slower parameter variants
+#   make vm-full         the same plus the slower parameter variants and
+#                        the soft-iWARP rows (builds siw.ko first)
 #   make vm-selftest     the rig's gates tried on purpose (must catch a
 #                        WARNING, a taint, a console-only line, a crash,
 #                        a late oops, a lost BEGIN marker; bad usage)
@@ -43,7 +46,7 @@ FUZZ_SECONDS ?= 20
 VERSION := $(shell cat $(TOP)/VERSION)
 DKMS_SRC = /usr/src/iser-$(VERSION)
 
-.PHONY: all modules modules-all sparse unit fuzz vm-tools vm-check vm-full vm-selftest check check-debug demo bench \
+.PHONY: all modules modules-all sparse siw unit fuzz vm-tools vm-check vm-full vm-selftest check check-debug demo bench \
 	install dkms-install dkms-remove deb deb-check checkpatch deps clean
 
 all: modules
@@ -61,6 +64,9 @@ modules-all:
 sparse:
 	@$(TOP)/scripts/for-kernels.sh build-modules --sparse
 
+siw:
+	@$(TOP)/scripts/build-siw.sh
+
 unit:
 	@$(MAKE) -s -C $(TOP)/tests/unit run
 
@@ -73,7 +79,7 @@ vm-tools:
 vm-check: modules-all vm-tools
 	@$(TOP)/tests/vm/vm-check.sh
 
-vm-full: modules-all vm-tools
+vm-full: modules-all vm-tools siw
 	@$(TOP)/tests/vm/vm-check.sh --full
 
 vm-selftest:

@@ -32,7 +32,9 @@ Environment: ISER_VM_TIMEOUT_SCALE (multiply every scenario's timeout,
 e.g. 3 for the debug kernel), ISER_VM_LIST (another scenario list), ISER_VM_LOGS (where the
 logs go, default build/vm/logs), ISER_VM_LOG_BUF_LEN (the guest kernel's
 log buffer, default 64M), ISER_VM_MODDIR (our .ko tree in the guest, default
-build/<release>), ISER_VM_MEM, ISER_VM_CPUS, ISER_VM_BOOT_TIMEOUT,
+build/<release>), ISER_VM_RDMA (siw: every row over soft-iWARP, built by
+make siw; one row: "siw:BODY" in the list), ISER_VM_MEM, ISER_VM_CPUS,
+ISER_VM_BOOT_TIMEOUT,
 ISER_VM_APPEND (extra kernel command line, e.g. slub_debug=FZPU),
 ISER_VM_PAIR_CPUS, ISER_VM_PAIR_MEM, ISER_VM_PAIR_GRACE (two-guest rows).
 EOF
@@ -81,8 +83,11 @@ fi
 while read -r name ini tgt def tmo body _; do
 	[ -n "$body" ] || vm_die "$VM_LIST: scenario '$name' has too few fields"
 	case $tmo in '' | *[!0-9]*) vm_die "$VM_LIST: scenario '$name' has a bad timeout '$tmo'" ;; esac
-	[ -f "$VM_DIR/scenarios/$body.sh" ] ||
-		vm_die "$VM_LIST: scenario '$name' names a body that does not exist: tests/vm/scenarios/$body.sh"
+	[ -f "$VM_DIR/scenarios/${body#siw:}.sh" ] ||
+		vm_die "$VM_LIST: scenario '$name' names a body that does not exist: tests/vm/scenarios/${body#siw:}.sh"
+	case $body:$tgt in
+	siw:*@peer) vm_die "$VM_LIST: scenario '$name': siw rows run in one guest only" ;;
+	esac
 done <<<"$selected"
 [ -z "$(echo "$selected" | awk '{ print $1 }' | sort | uniq -d)" ] ||
 	vm_die "$VM_LIST: a scenario name appears twice: $(echo "$selected" | awk '{ print $1 }' | sort | uniq -d | paste -sd ' ' -)"
@@ -224,6 +229,7 @@ for k in "${kernels[@]}"; do
 	mkdir -p "$job" || vm_die "cannot create $job"
 	{
 		[ -n "${ISER_VM_MODDIR:-}" ] && printf 'export ISER_VM_MODDIR=%q\n' "$ISER_VM_MODDIR"
+		[ -n "${ISER_VM_RDMA:-}" ] && printf 'export ISER_VM_RDMA=%q\n' "$ISER_VM_RDMA"
 		true
 	} >"$job/job.env"
 	# two-guest scenarios (TARGET "X@peer") each get a boot pair of their

@@ -10,11 +10,22 @@
 #   VM_SCEN_DIR   per-scenario result directory (in the repository share)
 #   VM_INITIATOR  ours | intree | none    VM_TARGET  ours | intree | none
 #   VM_MODDIR     where our .ko files are (build/<release>)
+#   VM_RDMA       rxe (soft-RoCE, the default) | siw (soft-iWARP): the RDMA
+#                 provider vm_rxe_up puts on the veth pair; a row asks for
+#                 siw with a "siw:" prefix on its BODY, a whole run with
+#                 ISER_VM_RDMA=siw
+#   VM_DEV0, VM_DEV1  the RDMA devices on veth0 (target) and veth1
+#                 (initiator): rxe0/rxe1, or siw0/siw1
 
 VM_GUEST_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 VM_REPO=$(cd "$VM_GUEST_DIR/../../.." && pwd)
 VM_REL=$(uname -r)
 VM_MODDIR=${ISER_VM_MODDIR:-$VM_REPO/build/$VM_REL}
+VM_RDMA=${VM_RDMA:-${ISER_VM_RDMA:-rxe}}
+VM_DEV0=${VM_RDMA}0
+VM_DEV1=${VM_RDMA}1
+# soft-iWARP is not in Debian's kernels: scripts/build-siw.sh builds it
+VM_SIW_KO=${ISER_VM_SIW_KO:-$VM_REPO/build/$VM_REL/siw/siw.ko}
 
 # two-guest mode (VM_PEER_ROLE target|initiator, set by pid1.sh from the
 # kernel command line): each guest has one role, soft-RoCE runs on its
@@ -204,11 +215,31 @@ vm_load_roles() {
 	none) ;;
 	*) vm_fail "bad target '$VM_TARGET' (ours|intree|none)" ;;
 	esac
-	vm_log "modules: $(lsmod | awk 'NR > 1 && /iser|rxe|target_core|iscsi/ {print $1}' | tr '\n' ' ')"
+	vm_log "modules: $(lsmod | awk 'NR > 1 && /iser|rxe|siw|iw_cm|target_core|iscsi/ {print $1}' | tr '\n' ' ')"
 }
 
 # ---------------------------------------------------------------------------
-# soft-RoCE on a veth pair (inside the guest only)
+# soft-RoCE (or soft-iWARP, VM_RDMA=siw) on a veth pair (inside the guest
+# only)
+
+# vm_siw_load: soft-iWARP from the build tree (scripts/build-siw.sh), after
+# its in-tree dependencies, and iw_cm, which rdma_cm needs for iWARP.
+vm_siw_load() {
+	local want have dep
+	[ -f "$VM_SIW_KO" ] ||
+		vm_fail "siw is not built: $VM_SIW_KO is missing (run 'make siw')"
+	want=$(modinfo -F srcversion "$VM_SIW_KO" 2>/dev/null)
+	if ! vm_loaded siw; then
+		for dep in $(modinfo -F depends "$VM_SIW_KO" | tr ',' ' '); do
+			vm_loaded "$dep" || vm_must modprobe "$dep"
+		done
+		vm_must insmod "$VM_SIW_KO"
+	fi
+	have=$(cat /sys/module/siw/srcversion 2>/dev/null)
+	[ -z "$want" ] || [ "$have" = "$want" ] ||
+		vm_fail "the loaded siw has srcversion '$have', not that of $VM_SIW_KO ('$want')"
+	vm_must modprobe iw_cm
+}
 
 vm_rxe_up() {
 	if [ -n "${VM_PEER_ROLE:-}" ]; then
@@ -216,17 +247,21 @@ vm_rxe_up() {
 		return
 	fi
 	vm_must modprobe veth
-	vm_must modprobe rdma_rxe
+	case $VM_RDMA in
+	rxe) vm_must modprobe rdma_rxe ;;
+	siw) vm_siw_load ;;
+	*) vm_fail "bad RDMA provider '$VM_RDMA' (rxe|siw)" ;;
+	esac
 	vm_must ip link add veth0 type veth peer name veth1
 	vm_must ip addr add "$VM_TGT_IP/24" dev veth0
 	vm_must ip addr add "$VM_INI_IP/24" dev veth1
 	vm_must ip link set veth0 up
 	vm_must ip link set veth1 up
 	vm_must ip link set lo up
-	vm_must rdma link add rxe0 type rxe netdev veth0
-	vm_must rdma link add rxe1 type rxe netdev veth1
+	vm_must rdma link add "$VM_DEV0" type "$VM_RDMA" netdev veth0
+	vm_must rdma link add "$VM_DEV1" type "$VM_RDMA" netdev veth1
 	vm_wait 10 vm_rxe_active ||
-		vm_fail "rxe links not ACTIVE: $(rdma link show 2>&1 | tr '\n' ';')"
+		vm_fail "$VM_RDMA links not ACTIVE: $(rdma link show 2>&1 | tr '\n' ';')"
 	vm_log "$(rdma link show)"
 }
 
@@ -251,6 +286,8 @@ vm_peer_nic() {
 vm_peer_rxe_up() {
 	local nic ip=$VM_INI_IP
 	[ "$VM_PEER_ROLE" = target ] && ip=$VM_TGT_IP
+	[ "$VM_RDMA" = rxe ] ||
+		vm_fail "the two-guest mode has soft-RoCE only (VM_RDMA=$VM_RDMA)"
 	vm_must modprobe virtio_net
 	vm_must modprobe rdma_rxe
 	vm_wait 10 vm_peer_nic || vm_fail "no virtio NIC in the guest: $(ls /sys/class/net)"
@@ -347,8 +384,13 @@ vm_target_setup() {
 	cmds+=(
 		"/iscsi create $VM_TARGET_IQN"
 		"$t/luns create $bs"
+	)
+	# over siw the iSER portal is made by vm_siw_iser_portal (below)
+	[ "$VM_RDMA" = siw ] || cmds+=(
 		"$t/portals create $VM_TGT_IP $VM_ISER_PORT"
 		"$t/portals/$VM_TGT_IP:$VM_ISER_PORT enable_iser true"
+	)
+	cmds+=(
 		"$t/portals create $VM_TGT_IP $VM_TCP_PORT"
 		"$t/acls create $acl"
 	)
@@ -359,8 +401,9 @@ vm_target_setup() {
 		cmds+=("$t set attribute authentication=0")
 	fi
 	vm_tcli "${cmds[@]}"
-	# check what the kernel got, not what targetcli printed
 	tpg=/sys/kernel/config/target/iscsi/$VM_TARGET_IQN/tpgt_1
+	[ "$VM_RDMA" = siw ] && vm_siw_iser_portal "$tpg" "$VM_TGT_IP:$VM_ISER_PORT"
+	# check what the kernel got, not what targetcli printed
 	np=$tpg/np
 	[ "$(cat "$np/$VM_TGT_IP:$VM_ISER_PORT/iser" 2>/dev/null)" = 1 ] ||
 		vm_fail "target: portal $VM_TGT_IP:$VM_ISER_PORT is not an iSER portal in configfs"
@@ -376,6 +419,31 @@ vm_target_setup() {
 			vm_fail "target: authentication not enabled in configfs"
 	fi
 	vm_log "target ready: $VM_TARGET_IQN, $bs, iSER $VM_TGT_IP:$VM_ISER_PORT, TCP :$VM_TCP_PORT"
+}
+
+# vm_siw_iser_portal TPGDIR IP:PORT: an iSER portal that can listen over
+# iWARP.  An LIO portal is a TCP portal first (mkdir of np/IP:PORT opens a
+# TCP listener on IP:PORT) and enable_iser adds the iSER one beside it.
+# Over soft-RoCE the two do not meet, but siw's listener is a TCP socket of
+# the same network stack, so its bind fails with EADDRINUSE (isert:
+# "rdma_listen() failed: -98", targetcli: "Cannot change iser").  Both
+# listeners are created in the caller's network namespace (sock_create()
+# in iscsit_setup_np() and in siw_create_listen()), so the portal's
+# directory is made from a namespace of its own (a dummy device with the
+# same address, for the bind), which takes LIO's TCP listener there, and
+# iser is switched on from this one.  vm_teardown deletes the namespace.
+VM_SIW_NETNS=iser-vm-lio-tcp
+vm_siw_iser_portal() {
+	local np=$1/np/$2
+	if [ ! -e "/run/netns/$VM_SIW_NETNS" ]; then
+		vm_must ip netns add "$VM_SIW_NETNS"
+		vm_must ip -n "$VM_SIW_NETNS" link add dummy0 type dummy
+		vm_must ip -n "$VM_SIW_NETNS" addr add "${2%:*}/32" dev dummy0
+		vm_must ip -n "$VM_SIW_NETNS" link set dummy0 up
+	fi
+	vm_must nsenter --net="/run/netns/$VM_SIW_NETNS" mkdir "$np"
+	vm_log "+ echo 1 >$np/iser"
+	echo 1 >"$np/iser" || vm_fail "cannot enable iSER on $2 over siw"
 }
 
 # ---------------------------------------------------------------------------
@@ -648,7 +716,8 @@ vm_fio() {
 # teardown, run after every scenario whatever happened
 
 # vm_teardown: log out, stop iscsid, clear LIO, unload the iSER stack and
-# rdma_rxe.  Prints one line per problem on stdout (empty: all clean).
+# rdma_rxe or siw.  Prints one line per problem on stdout (empty: all
+# clean).
 vm_teardown() {
 	local m
 	if [ "$(vm_session_count)" != 0 ]; then
@@ -673,14 +742,17 @@ vm_teardown() {
 		vm_log "teardown: killed a leftover userspace peer" >&2
 		sleep 1
 	fi
-	vm_log "teardown: rxe, veth" >&2
-	rdma link delete rxe0 >/dev/null 2>&1
-	rdma link delete rxe1 >/dev/null 2>&1
+	# (run in a shell of its own, without the scenario's VM_RDMA: both kinds)
+	vm_log "teardown: rxe, siw, veth" >&2
+	for m in rxe0 rxe1 siw0 siw1; do
+		[ -e "/sys/class/infiniband/$m" ] && rdma link delete "$m" >/dev/null 2>&1
+	done
 	ip link delete veth0 >/dev/null 2>&1
+	ip netns delete "$VM_SIW_NETNS" >/dev/null 2>&1
 	# the modules a scenario must be able to unload, in dependency order
 	for m in ib_iser ib_isert iser_dm iscsi_target_mod target_core_file \
 		target_core_iblock target_core_pscsi target_core_user \
-		target_core_mod rdma_rxe; do
+		target_core_mod rdma_rxe siw; do
 		vm_loaded "$m" || continue
 		vm_log "rmmod $m" >&2
 		timeout 60 rmmod "$m" >/dev/null 2>&1

@@ -83,9 +83,11 @@ a12_hello() {
 t_zbva=$(offer "$tgt_zbva")
 [ "$VM_TARGET" != intree ] || t_zbva=0
 want=$(a12_expect "$(offer "$ini_zbva")" "$(offer "$ini_sie")" "$t_zbva" "$(offer "$tgt_sie")")
-# soft-RoCE: RoCE v2
+# soft-RoCE: RoCE v2; soft-iWARP (a "siw:a12" row): iWARP
+transport=roce
+[ "$VM_RDMA" != siw ] || transport=iwarp
 want_hello=0
-[ "$VM_INITIATOR" != ours ] || want_hello=$(a12_hello "$hello" roce)
+[ "$VM_INITIATOR" != ours ] || want_hello=$(a12_hello "$hello" "$transport")
 cell="ini=$VM_INITIATOR(zbva=$ini_zbva,sie=$ini_sie,hello=$hello) tgt=$VM_TARGET(zbva=$tgt_zbva,sie=$tgt_sie)"
 vm_log "a12: $cell: expected $want hello=$want_hello"
 
