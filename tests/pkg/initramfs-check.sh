@@ -214,6 +214,7 @@ ok) echo "iscsistart: Connection1:0 to [target: x, portal: y] through [iface: de
 chap) echo "iscsistart: initiator reported error (24 - iSCSI login failed due to authorization failure)"; exit 1 ;;
 target) echo "iscsistart: initiator reported error (19 - encountered non-retryable iSCSI login failure)"; exit 1 ;;
 unreach) echo "iscsistart: initiator reported error (8 - connection timed out)"; exit 1 ;;
+exists) echo "iscsistart: initiator reported error (15 - session exists)"; exit 1 ;;
 hang) exec sleep 20 ;;
 esac
 EOF
@@ -294,13 +295,16 @@ ISER_RXE_NETDEV=eth1" "" ok 1
 		eval 'test "$rc" = 1 && like "$out" "mlx5_0/1 1: DOWN" >/dev/null'
 	run "$conf" "" chap 1
 	check "script: failed CHAP: panic with the CHAP hint" \
-		eval 'test "$rc" = 1 && like "$out" "CHAP failed: check ISCSI_USERNAME" >/dev/null'
+		eval 'test "$rc" = 1 && like "$out" "CHAP failed or not allowed: check ISCSI_USERNAME" >/dev/null'
 	run "$conf" "" target 1
 	check "script: wrong target name: panic with the target hint" \
-		eval 'test "$rc" = 1 && like "$out" "the target refused the login: check ISCSI_TARGET_NAME" >/dev/null'
+		eval 'test "$rc" = 1 && like "$out" "the target refused the login for good: check ISCSI_TARGET_NAME" >/dev/null'
 	run "$conf" "" unreach 1
 	check "script: unreachable portal: panic with the portal hint" \
 		eval 'test "$rc" = 1 && like "$out" "no iSER connection to the portal" >/dev/null'
+	run "$conf" "" exists 1
+	check "script: a session that exists already (error 15) is used" \
+		eval 'test "$rc" = 0 && like "$out" "a session exists already; using it" >/dev/null'
 	run "$conf" "" hang 1
 	check "script: iscsistart that hangs is killed: panic after ${secs}s (bound 3s + slack)" \
 		eval 'test "$rc" = 1 -a "$secs" -le 8 && like "$out" "iscsistart killed after 3s" >/dev/null'
