@@ -4,9 +4,10 @@
 # Host check of the boot-from-SAN pieces (initramfs/), without a guest:
 #   1. shellcheck on every script (sh for what runs in the initramfs);
 #   2. the parsing of iser-functions (the configuration file, the iscsi_*
-#      kernel parameters, root=iscsi:..., the checks) under dash and
-#      busybox sh, from a fake /proc/cmdline;
+#      kernel parameters, root=iscsi:..., the checks) under dash, busybox
+#      sh and klibc's sh, from a fake /proc/cmdline;
 #   3. scripts/init-premount/iser run whole in a scratch chroot (busybox,
+#      then klibc's tools alone as with BUSYBOX=n;
 #      stubs for modprobe, iscsistart, rdma and the networking of
 #      /scripts/functions, a fake /sys): the iscsistart arguments, the
 #      root device it exports, and that every bad input ends in panic
@@ -56,11 +57,14 @@ krel=$KREL_61
 tmp=$(mktemp -d /tmp/iser-initramfs-check.XXXXXX)
 # Processes left in the chroot (the stub iscsistart the script's
 # watchdog gave up on) are ours: end them before removing it.
-cleanup() {
+kill_chroot() {
 	local p
 	for p in /proc/[0-9]*; do
 		[ "$(readlink "$p/root" 2>/dev/null)" = "$tmp/chroot" ] && kill "${p#/proc/}" 2>/dev/null
 	done
+}
+cleanup() {
+	kill_chroot
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -110,6 +114,7 @@ like() { grep -qF -- "$2" <<<"$1" || { echo "  missing: $2"; sed 's/^/  | /' <<<
 
 shells=(dash)
 command -v busybox >/dev/null && shells+=("busybox sh")
+[ -x /usr/lib/klibc/bin/sh ] && shells+=(/usr/lib/klibc/bin/sh)
 for sh in "${shells[@]}"; do
 	conf='ISCSI_INITIATOR=iqn.2026-11.org.example:host1
 ISCSI_TARGET_NAME=iqn.2003-01.org.example:tgt0
@@ -179,14 +184,25 @@ ISCSI_TARGET_IP=10.0.0.1" "")
 done
 
 # ---- 3. the whole init-premount script in a chroot, with stubs
-if ! bb=$(command -v busybox) || ! file -L "$bb" | grep -q 'statically linked'; then
-	ko "a static busybox for the chroot (busybox-static)"
-else
+# chroot_tests FLAVOR: the tools of an image built with BUSYBOX=y
+# (busybox) or BUSYBOX=n (klibc: its sh, cat, sleep, kill; no grep, sed)
+chroot_tests() {
+	local fl=$1
 	r=$tmp/chroot
-	mkdir -p "$r"/bin "$r"/sbin "$r"/scripts/init-premount "$r"/etc "$r"/proc \
-		"$r"/conf "$r"/run "$r"/dev "$r"/tmp
-	cp "$bb" "$r/bin/busybox"
-	chroot "$r" /bin/busybox --install -s /bin
+	kill_chroot
+	rm -rf "$r"
+	mkdir -p "$r"/bin "$r"/sbin "$r"/lib "$r"/scripts/init-premount "$r"/etc \
+		"$r"/proc "$r"/conf "$r"/run "$r"/dev "$r"/tmp
+	case $fl in
+	busybox)
+		cp "$bb" "$r/bin/busybox"
+		chroot "$r" /bin/busybox --install -s /bin
+		;;
+	klibc)
+		cp /usr/lib/klibc/bin/* "$r/bin/"
+		cp /usr/lib/klibc-*.so "$r/lib/"
+		;;
+	esac
 	cp "$funcs" "$r/scripts/iser-functions"
 	cp "$premount" "$r/scripts/init-premount/iser"
 	mknod "$r/dev/null" c 1 3
@@ -259,64 +275,74 @@ ISCSI_TRANSPORT=iser"
 
 	run "ISCSI_TARGET_NAME=$tgt
 ISCSI_TARGET_IP=192.168.1.10" "quiet" ok 1
-	check "script: TCP configuration: exits 0 and does nothing" \
+	check "[$fl] script: TCP configuration: exits 0 and does nothing" \
 		test "$rc" = 0 -a -z "$calls"
 
 	run "$conf" "iscsi_username=u iscsi_password=p" ok 1
-	check "script: iSER login: exit 0" test "$rc" = 0
-	check "script: loads ib_iser, configures the network, no rxe without ISER_RXE_NETDEV" \
+	check "[$fl] script: iSER login: exit 0" test "$rc" = 0
+	check "[$fl] script: loads ib_iser, configures the network, no rxe without ISER_RXE_NETDEV" \
 		eval 'has "$calls" "modprobe ib_iser" configure_networking && ! like "$calls" rdma >/dev/null'
-	check "script: iscsistart arguments" has "$calls" \
+	check "[$fl] script: iscsistart arguments" has "$calls" \
 		"iscsistart -i iqn.2026-11.org.example:host1 -t $tgt -g 1 -a 192.168.1.10 -p 3260 -u u -w p -P iface.transport_name=iser -P node.session.initial_login_retry_max=4 -P node.conn[0].timeo.login_timeout=15"
-	check "script: records the interface for open-iscsi" \
+	check "[$fl] script: records the interface for open-iscsi" \
 		has "$(cat "$r/run/initramfs/open-iscsi.interface")" eth0
 
 	# root=iscsi: the LUN's block device becomes ROOT
 	run "ISCSI_TRANSPORT=iser" "root=iscsi:192.168.1.10::3260:1:$tgt" ok 1 "iscsi:192.168.1.10::3260:1:$tgt"
-	check "script: root=iscsi: LUN 1 missing: panic after the bounded wait" \
+	check "[$fl] script: root=iscsi: LUN 1 missing: panic after the bounded wait" \
 		eval 'test "$rc" = 1 && like "$out" "LUN 1 of $tgt has no block device after 2s" >/dev/null'
 	run "ISCSI_TRANSPORT=iser" "root=iscsi:192.168.1.10::3260:1:$tgt" ok 1 "iscsi:192.168.1.10::3260:1:$tgt" 1
-	check "script: root=iscsi: exports ROOT=/dev/sdz for LUN 1" \
+	check "[$fl] script: root=iscsi: exports ROOT=/dev/sdz for LUN 1" \
 		eval 'test "$rc" = 0 && has "$(cat "$r/conf/param.conf")" "export ROOT=/dev/sdz"'
 
 	run "$conf
 ISER_RXE_NETDEV=eth1" "" ok 1
-	check "script: ISER_RXE_NETDEV=eth1: rdma_rxe and rdma link add" has "$calls" \
+	check "[$fl] script: ISER_RXE_NETDEV=eth1: rdma_rxe and rdma link add" has "$calls" \
 		"modprobe rdma_rxe" "rdma link add rxe0 type rxe netdev eth1"
 	run "$conf" "iser_rxe_netdev=eth7" ok 1
-	check "script: iser_rxe_netdev=eth7 (no such device): panic" \
+	check "[$fl] script: iser_rxe_netdev=eth7 (no such device): panic" \
 		eval 'test "$rc" = 1 && like "$out" "ISER_RXE_NETDEV=eth7: no such network device" >/dev/null'
 
 	run "$conf" "" ok 0
-	check "script: no RDMA device: panic after ${secs}s (bound 2s + slack)" \
+	check "[$fl] script: no RDMA device: panic after ${secs}s (bound 2s + slack)" \
 		eval 'test "$rc" = 1 -a "$secs" -le 6 && like "$out" "no RDMA device after 2s" >/dev/null && ! like "$calls" iscsistart >/dev/null'
 	run "$conf" "" ok down
-	check "script: RDMA port DOWN: panic naming the port" \
+	check "[$fl] script: RDMA port DOWN: panic naming the port" \
 		eval 'test "$rc" = 1 && like "$out" "mlx5_0/1 1: DOWN" >/dev/null'
 	run "$conf" "" chap 1
-	check "script: failed CHAP: panic with the CHAP hint" \
+	check "[$fl] script: failed CHAP: panic with the CHAP hint" \
 		eval 'test "$rc" = 1 && like "$out" "CHAP failed or not allowed: check ISCSI_USERNAME" >/dev/null'
 	run "$conf" "" target 1
-	check "script: wrong target name: panic with the target hint" \
+	check "[$fl] script: wrong target name: panic with the target hint" \
 		eval 'test "$rc" = 1 && like "$out" "the target refused the login for good: check ISCSI_TARGET_NAME" >/dev/null'
 	run "$conf" "" unreach 1
-	check "script: unreachable portal: panic with the portal hint" \
+	check "[$fl] script: unreachable portal: panic with the portal hint" \
 		eval 'test "$rc" = 1 && like "$out" "no iSER connection to the portal" >/dev/null'
 	run "$conf" "" exists 1
-	check "script: a session that exists already (error 15) is used" \
+	check "[$fl] script: a session that exists already (error 15) is used" \
 		eval 'test "$rc" = 0 && like "$out" "a session exists already; using it" >/dev/null'
 	run "$conf" "" hang 1
-	check "script: iscsistart that hangs is killed: panic after ${secs}s (bound 3s + slack)" \
+	check "[$fl] script: iscsistart that hangs is killed: panic after ${secs}s (bound 3s + slack)" \
 		eval 'test "$rc" = 1 -a "$secs" -le 8 && like "$out" "iscsistart killed after 3s" >/dev/null'
 	run "ISCSI_TRANSPORT=iser" "" ok 1
-	check "script: iser without a target: panic before touching anything" \
+	check "[$fl] script: iser without a target: panic before touching anything" \
 		eval 'test "$rc" = 1 && like "$out" "bad iSER boot configuration" >/dev/null && ! like "$calls" modprobe >/dev/null'
 	run "$conf" "root=iscsi:1.2.3.4" ok 1
-	check "script: malformed root=iscsi: panic" \
+	check "[$fl] script: malformed root=iscsi: panic" \
 		eval 'test "$rc" = 1 && like "$out" "bad root=iscsi: parameter" >/dev/null'
 	run "$conf" "iscsi_transport=ib" ok 1
-	check "script: unknown transport: panic" \
+	check "[$fl] script: unknown transport: panic" \
 		eval 'test "$rc" = 1 && like "$out" "only tcp and iser are known" >/dev/null'
+}
+if bb=$(command -v busybox) && file -L "$bb" | grep -q 'statically linked'; then
+	chroot_tests busybox
+else
+	ko "a static busybox for the chroot (busybox-static)"
+fi
+if [ -x /usr/lib/klibc/bin/sh ]; then
+	chroot_tests klibc
+else
+	ko "klibc's tools for the chroot (klibc-utils)"
 fi
 
 # ---- 4. dracut hooks with a stubbed dracut-lib
