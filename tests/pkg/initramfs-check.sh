@@ -318,6 +318,9 @@ ISER_RXE_NETDEV=eth1" "" ok 1
 	run "$conf" "" unreach 1
 	check "[$fl] script: unreachable portal: panic with the portal hint" \
 		eval 'test "$rc" = 1 && like "$out" "no iSER connection to the portal" >/dev/null'
+	run "ISCSI_TRANSPORT=iser" "iscsi_auto" ok 1
+	check "[$fl] script: iscsi_auto: network from the iBFT (no configure_networking), iscsistart -b over iSER" \
+		eval 'test "$rc" = 0 && has "$calls" "modprobe iscsi_ibft" "iscsistart -N" "iscsistart -b -P iface.transport_name=iser -P node.session.initial_login_retry_max=4 -P node.conn[0].timeo.login_timeout=15" && ! like "$calls" configure_networking >/dev/null'
 	run "$conf" "" exists 1
 	check "[$fl] script: a session that exists already (error 15) is used" \
 		eval 'test "$rc" = 0 && like "$out" "a session exists already; using it" >/dev/null'
