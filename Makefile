@@ -30,6 +30,10 @@
 #   make deb             the iser-dkms Debian package into build/deb/
 #   make deb-check       build it, lintian, its contents, a dkms build of
 #                        its sources for 6.1 and 6.12 in a scratch tree
+#   make initramfs-check the boot-from-SAN pieces (initramfs/) on the host:
+#                        script parsing, the boot script in a chroot with
+#                        stubs, the dracut hooks, mkinitramfs for 6.1 with
+#                        the hook (needs root and the 6.1 modules built)
 #   make checkpatch      the kernel's checkpatch.pl on every source file
 
 TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
@@ -47,7 +51,7 @@ VERSION := $(shell cat $(TOP)/VERSION)
 DKMS_SRC = /usr/src/iser-$(VERSION)
 
 .PHONY: all modules modules-all sparse siw unit fuzz vm-tools vm-check vm-full vm-selftest check check-debug demo bench \
-	install dkms-install dkms-remove deb deb-check checkpatch deps clean
+	install dkms-install dkms-remove deb deb-check initramfs-check checkpatch deps clean
 
 all: modules
 
@@ -126,6 +130,9 @@ deb:
 
 deb-check:
 	@$(TOP)/tests/pkg/deb-check.sh
+
+initramfs-check:
+	@$(TOP)/tests/pkg/initramfs-check.sh
 
 dkms-remove:
 	@if dkms status -m iser -v $(VERSION) | grep -q .; then \

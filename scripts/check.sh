@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make check: install what is missing, then build for both kernels (W=1),
-# run sparse and checkpatch, the package check, the unit tests, the
+# run sparse and checkpatch, the package and initramfs checks, the unit tests, the
 # fuzzers and the guest scenarios. Every stage counts as tests; the last
 # line is the total, "N passed, N failed". Logs: build/logs/.
 
@@ -83,6 +83,7 @@ one checkpatch "$top/scripts/checkpatch.sh"
 
 echo "==== packaging (Debian package, DKMS build in a scratch tree)"
 many deb-check "$top/tests/pkg/deb-check.sh"
+many initramfs-check "$top/tests/pkg/initramfs-check.sh"
 
 echo "==== userspace"
 many unit make -s -C "$top/tests/unit" run

@@ -5,7 +5,9 @@
 #   - make deb builds it;
 #   - lintian reports no error (E:) for the .deb and the .changes;
 #   - the package holds dkms.conf, the sources and the Kbuild files under
-#     /usr/src/iser-<version>/, the way-back example, and no tests/ or
+#     /usr/src/iser-<version>/, the way-back example, the initramfs-tools
+#     hook and boot script and the dracut module (executable where they
+#     must be) with the update-initramfs trigger, and no tests/ or
 #     build/ and no objects;
 #   - the dkms.conf in the package names the three modules;
 #   - for each Debian 12 kernel of scripts/kernels.sh whose headers are
@@ -70,7 +72,8 @@ fi
 grep '^W:' "$tmp/lintian.log" | sed 's/^/  lintian /'
 
 # 3. contents
-dpkg-deb -c "$deb" | awk '{print $NF}' | sed 's|^\./||' >"$tmp/contents"
+dpkg-deb -c "$deb" >"$tmp/contents-long"
+awk '{print $NF}' "$tmp/contents-long" | sed 's|^\./||' >"$tmp/contents"
 # shellcheck disable=SC2317 # both are called through check()
 has() { grep -qx "$1" "$tmp/contents"; }
 # shellcheck disable=SC2317
@@ -86,6 +89,20 @@ n_pkg=$(grep -cE "^$src/(drivers|include)/.*\.[ch]$" "$tmp/contents")
 check "package has all $n_src sources (has $n_pkg)" test "$n_src" = "$n_pkg"
 check "package has the way-back example" \
 	has usr/share/doc/iser-dkms/examples/iser-intree.conf
+for f in usr/share/initramfs-tools/hooks/iser \
+	usr/share/initramfs-tools/scripts/init-premount/iser \
+	usr/lib/dracut/modules.d/95iser/module-setup.sh \
+	usr/lib/dracut/modules.d/95iser/parse-iser.sh \
+	usr/lib/dracut/modules.d/95iser/iser-online.sh; do
+	check "package has $f, executable" \
+		grep -qE "^-rwxr-xr-x .* \./$f\$" "$tmp/contents-long"
+done
+check "package has usr/share/initramfs-tools/scripts/iser-functions" \
+	has usr/share/initramfs-tools/scripts/iser-functions
+check "package has usr/lib/dracut/modules.d/95iser/iser-lib.sh" \
+	has usr/lib/dracut/modules.d/95iser/iser-lib.sh
+check "package triggers update-initramfs (its hook changes the initramfs)" \
+	eval "dpkg-deb --ctrl-tarfile '$deb' | tar -xOf - ./triggers >'$tmp/triggers' && grep -qx 'activate-noawait update-initramfs' '$tmp/triggers'"
 check "package has no tests/" lacks '(^|/)tests/'
 check "package has no build/" lacks '(^|/)build/'
 check "package has no objects" lacks '\.(o|ko|mod|mod\.c|cmd)$|Module\.symvers$'
