@@ -142,6 +142,18 @@ void isdm_queues_destroy_id(struct isdm_queues *q)
 }
 EXPORT_SYMBOL_GPL(isdm_queues_destroy_id);
 
+/* The rest of a descriptor whose @d->buf and @d->dma are set. */
+static void isdm_rx_desc_fill(struct isdm_device *dev, struct isdm_rx_desc *d,
+			      u32 size,
+			      void (*done)(struct ib_cq *cq, struct ib_wc *wc))
+{
+	d->size = size;
+	d->sge.addr = d->dma;
+	d->sge.length = size;
+	d->sge.lkey = dev->pd->local_dma_lkey;
+	d->cqe.done = done;
+}
+
 /**
  * isdm_rx_desc_init() - allocate and map one receive buffer
  * @dev: the device the buffer is used on
@@ -163,11 +175,7 @@ int isdm_rx_desc_init(struct isdm_device *dev, struct isdm_rx_desc *d,
 		d->buf = NULL;
 		return -ENOMEM;
 	}
-	d->size = size;
-	d->sge.addr = d->dma;
-	d->sge.length = size;
-	d->sge.lkey = dev->pd->local_dma_lkey;
-	d->cqe.done = done;
+	isdm_rx_desc_fill(dev, d, size, done);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(isdm_rx_desc_init);
@@ -254,11 +262,7 @@ int isdm_rx_ring_alloc(struct isdm_device *dev, struct isdm_rx_ring *r,
 		c = i / per_chunk;
 		d->buf = (u8 *)r->chunk[c] + off;
 		d->dma = r->chunk_dma[c] + off;
-		d->size = size;
-		d->sge.addr = d->dma;
-		d->sge.length = size;
-		d->sge.lkey = dev->pd->local_dma_lkey;
-		d->cqe.done = done;
+		isdm_rx_desc_fill(dev, d, size, done);
 	}
 	return 0;
 }
