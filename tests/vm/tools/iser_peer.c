@@ -19,7 +19,8 @@
  *   -n N        connections (default 1)
  *   -m MODE     silent (default), drop, garbage, nopd, shortpd
  *   -t SECONDS  how long to hold the connections (default 30); a fraction
- *               such as 0.8 times the close against the target's timers
+ *               such as 0.8 times the close against the target's timers;
+ *               the tool ends sooner once every connection has ended
  *
  * Exit status: 0 when it ran, 1 on a local error (bad arguments, no RDMA
  * device), so the scenario judges the counts.
@@ -304,6 +305,11 @@ int main(int argc, char **argv)
 		}
 		handle(ev, mode);
 		rdma_ack_cm_event(ev);
+		/* every connection has ended: nothing more can happen */
+		for (i = 0; i < n && peers[i].state == 2; i++)
+			;
+		if (i == n)
+			break;
 	}
 
 	printf("established=%d rejected=%d closed_by_target=%d failed=%d alive=%d\n",
