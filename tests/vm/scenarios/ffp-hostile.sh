@@ -196,6 +196,21 @@ ffp_run dogap 'login=ok .*nop_in=no closed=yes .*relogin=ok' "${norm[@]}"
 ffp_run nopttt 'login=ok hello_reply=none reject=0x04 nop_in=yes closed=no' "${norm[@]}"
 ffp_run tmfseq 'login=ok .*nop_in=yes closed=no .*relogin=ok' "${norm[@]}"
 ffp_run dropmid 'login=ok .*relogin=ok' "${norm[@]}"
+# 14c. the same without the new login (-R): nothing more comes from the
+# initiator, so the target alone must release the reinstated session and
+# the dropped login; LIO's ACL must show no session within 30 s (ffp-random
+# once left such a session behind, and clearconfig hung on its ACL)
+ffp_acl_idle() {
+	grep -q 'No active iSCSI Session' \
+		"/sys/kernel/config/target/iscsi/$VM_TARGET_IQN/tpgt_1/acls/$VM_INITIATOR_IQN/info"
+}
+if want dropmid; then
+	ffp_run dropmid 'login=ok' -R "${norm[@]}"
+	if [ "$VM_TARGET" != intree ] && ! vm_wait 30 ffp_acl_idle; then
+		vm_log "FAILED: dropmid -R: a session is left: $(tr '\n' ' ' <"/sys/kernel/config/target/iscsi/$VM_TARGET_IQN/tpgt_1/acls/$VM_INITIATOR_IQN/info")"
+		fails+="dropmid -R: LIO still shows a session 30 s after the last connection went; "
+	fi
+fi
 ffp_run bigio 'login=ok .*nop_in=yes closed=no .*bigio bytes=[1-9][0-9]* write=0x00 read=0x00 verify=ok' "${norm[@]}"
 ffp_run bigq 'login=ok .*nop_in=yes closed=no .*bigq cmds=24 bytes=16777216 good=24 bad=0\(none\) read=0x00 verify=ok' "${norm[@]}"
 for mode in shortw shortr; do
