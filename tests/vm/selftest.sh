@@ -55,6 +55,10 @@ status_of() { # expected-status LOG CMD...
 printf 'bogus none none yes 60 no-such-body\n' >"$out/bad-body.list"
 : >"$out/empty.list"
 printf 'x none none yes sixty selftest ok\n' >"$out/bad-timeout.list"
+printf 'x none none maybe 60 selftest ok\n' >"$out/bad-default.list"
+other=6.12
+[ "$kernel" != 6.12 ] || other=6.1
+printf 'x none none yes:%s 60 selftest ok\n' "$other" >"$out/other-kernel.list"
 check usage-unknown-scenario "an unknown scenario name is an error (status 2)" \
 	status_of 2 "$out/u1.log" "$here/vm-check.sh" --kernel "$kernel" --scenario no-such-scenario
 check usage-unknown-kernel "a kernel that is not installed is an error (status 2)" \
@@ -67,6 +71,10 @@ check usage-missing-body "a row whose body does not exist is an error (status 2)
 	env ISER_VM_LIST="$out/bad-body.list" bash -c "$(declare -f status_of); status_of 2 '$out/u5.log' '$here/vm-check.sh' --kernel $kernel"
 check usage-bad-timeout "a row with a bad timeout is an error (status 2)" \
 	env ISER_VM_LIST="$out/bad-timeout.list" bash -c "$(declare -f status_of); status_of 2 '$out/u6.log' '$here/vm-check.sh' --kernel $kernel"
+check usage-bad-default "a row with a bad DEFAULT is an error (status 2)" \
+	env ISER_VM_LIST="$out/bad-default.list" bash -c "$(declare -f status_of); status_of 2 '$out/u9.log' '$here/vm-check.sh' --kernel $kernel"
+check usage-other-kernel "a default set with no row for the kernel is an error (status 2), not 0 passed" \
+	env ISER_VM_LIST="$out/other-kernel.list" bash -c "$(declare -f status_of); status_of 2 '$out/u10.log' '$here/vm-check.sh' --kernel $kernel"
 check usage-logs-outside "logs outside the repository are an error (status 2)" \
 	env ISER_VM_LOGS=/nonexistent/logs bash -c "$(declare -f status_of); status_of 2 '$out/u8.log' '$here/vm-check.sh' --kernel $kernel"
 check usage-bad-option "an unknown option is an error (status 2)" \

@@ -44,6 +44,7 @@ kernels=()
 wanted=()
 all=0
 full=0
+default_set=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel | -k) [ $# -ge 2 ] || { usage >&2; exit 2; }; kernels+=("$2"); shift ;;
@@ -64,6 +65,12 @@ done
 [ -r "$VM_LIST" ] || vm_die "no scenario list: $VM_LIST is missing or unreadable"
 list=$(grep -vE '^[[:space:]]*(#|$)' "$VM_LIST")
 [ -n "$list" ] || vm_die "the scenario list $VM_LIST has no scenarios"
+while read -r name _ _ def _; do
+	case $def in
+	yes | full | no | yes:6.1 | yes:6.12) ;;
+	*) vm_die "$VM_LIST: scenario '$name' has a bad DEFAULT '$def' (yes, yes:6.1, yes:6.12, full or no)" ;;
+	esac
+done <<<"$list"
 if [ ${#wanted[@]} -gt 0 ]; then
 	for s in "${wanted[@]}"; do
 		[ -n "$s" ] || vm_die "an empty scenario name was given"
@@ -72,15 +79,18 @@ if [ ${#wanted[@]} -gt 0 ]; then
 	done
 	selected=$(echo "$list" | awk -v w=" ${wanted[*]} " 'index(w, " " $1 " ")')
 elif [ $full = 1 ]; then
-	selected=$(echo "$list" | awk '$4 == "yes" || $4 == "full"')
+	selected=$(echo "$list" | awk '$4 ~ /^yes(:|$)/ || $4 == "full"')
 elif [ $all = 1 ]; then
 	selected=$list
 else
-	selected=$(echo "$list" | awk '$4 == "yes"')
+	# "yes:6.1" rows are default on that kernel only (the others run
+	# them with --full): see the loop over the kernels below
+	selected=$(echo "$list" | awk '$4 ~ /^yes(:|$)/')
+	default_set=1
 fi
 [ -n "$selected" ] || vm_die "no scenario selected from $VM_LIST"
 # every selected row is well formed and its body exists
-while read -r name ini tgt def tmo body _; do
+while read -r name _ tgt _ tmo body _; do
 	[ -n "$body" ] || vm_die "$VM_LIST: scenario '$name' has too few fields"
 	case $tmo in '' | *[!0-9]*) vm_die "$VM_LIST: scenario '$name' has a bad timeout '$tmo'" ;; esac
 	[ -f "$VM_DIR/scenarios/${body#siw:}.sh" ] ||
@@ -91,7 +101,6 @@ while read -r name ini tgt def tmo body _; do
 done <<<"$selected"
 [ -z "$(echo "$selected" | awk '{ print $1 }' | sort | uniq -d)" ] ||
 	vm_die "$VM_LIST: a scenario name appears twice: $(echo "$selected" | awk '{ print $1 }' | sort | uniq -d | paste -sd ' ' -)"
-nselected=$(echo "$selected" | wc -l)
 # a slower kernel (the debug kernel of make check-debug) gets longer timeouts
 scale=${ISER_VM_TIMEOUT_SCALE:-1}
 case $scale in '' | *[!0-9]* | 0) vm_die "ISER_VM_TIMEOUT_SCALE must be a whole number from 1 (is '$scale')" ;; esac
@@ -221,10 +230,26 @@ pair_result() {
 	done_scen[$k/$name]=1
 }
 
+# kernel_rows RELEASE: the selected rows that run on it; in the default
+# set, "yes" rows and "yes:X.Y" rows on kernel X.Y
+all_selected=$selected
+kernel_rows() {
+	if [ "$default_set" = 1 ]; then
+		echo "$all_selected" | awk -v mm="$(echo "$1" | cut -d. -f1-2)" \
+			'$4 == "yes" || $4 == "yes:" mm'
+	else
+		echo "$all_selected"
+	fi
+}
+for k in "${kernels[@]}"; do
+	[ -n "$(kernel_rows "${rels[$k]}")" ] ||
+		vm_die "no scenario of the default set in $VM_LIST runs on $k"
+done
 for k in "${kernels[@]}"; do
 	rel=${rels[$k]}
 	cur_kernel=$k
 	job=$logs/$k
+	selected=$(kernel_rows "$rel")
 	rm -rf "$job"
 	mkdir -p "$job" || vm_die "cannot create $job"
 	{
