@@ -700,7 +700,6 @@ int isdm_pdu_classify(__u8 opcode)
 		return -EOPNOTSUPP;
 	}
 }
-EXPORT_SYMBOL_GPL(isdm_pdu_classify);
 
 /**
  * isdm_send_op() - which Send-type message carries an outgoing PDU
@@ -790,7 +789,6 @@ enum isdm_key isdm_key_lookup(const char *name, size_t len)
 			return isdm_keys[i].key;
 	return ISDM_KEY_UNKNOWN;
 }
-EXPORT_SYMBOL_GPL(isdm_key_lookup);
 
 /* RFC 3720 5.1: decimal or 0x-hex numbers, no sign, no empty value. */
 static int isdm_parse_number(const char *s, size_t len, __u64 *out)
@@ -945,7 +943,6 @@ int isdm_key_parse(enum isdm_key key, const char *val, size_t len,
 		return -ENOENT;
 	}
 }
-EXPORT_SYMBOL_GPL(isdm_key_parse);
 
 /**
  * isdm_key_irrelevant() - is a key irrelevant in a session (RFC 5046 6)
@@ -982,7 +979,6 @@ bool isdm_key_irrelevant(enum isdm_key key, bool rdma_ext, bool discovery)
 		return false;
 	}
 }
-EXPORT_SYMBOL_GPL(isdm_key_irrelevant);
 
 static bool isdm_key_char_ok(char c)
 {
@@ -1045,4 +1041,3 @@ int isdm_text_next(const char *buf, size_t len, size_t *pos,
 	*pos = nul - buf + 1;
 	return 1;
 }
-EXPORT_SYMBOL_GPL(isdm_text_next);

@@ -419,7 +419,12 @@ int isdm_pdu_classify(__u8 opcode);
 int isdm_send_op(const void *bhs, const struct isdm_stags *adv,
 		 const struct isdm_mode *mode, struct isdm_send_op *op);
 
-/* login keys */
+/*
+ * Login keys. Not exported: in the kernel LIO (target) and iscsid
+ * (initiator) parse the login keys; these serve the unit tests, the
+ * fuzzers and a future in-kernel user, and stay internal to iser_dm until
+ * one exists.
+ */
 enum isdm_key isdm_key_lookup(const char *name, size_t len);
 int isdm_key_parse(enum isdm_key key, const char *val, size_t len,
 		   __u64 *out);
