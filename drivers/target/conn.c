@@ -480,8 +480,9 @@ void ist_conn_fail(struct ist_conn *ic, const char *why, int err)
 	state = ic->state;
 	/* LIO's reinstatement is asked for once, and logged once */
 	first = !ic->failed;
+	/* read without the lock by ist_recv_done() */
 	if (state == IST_CONN_BOUND || state == IST_CONN_FULL_FEATURE)
-		ic->failed = true;
+		WRITE_ONCE(ic->failed, true);
 	mutex_unlock(&ic->lock);
 
 	switch (state) {
@@ -1112,6 +1113,7 @@ void ist_wait_conn(struct iscsit_conn *conn)
 		 * second until none is left.
 		 */
 		while (ist_put_parked_cmds(conn),
+		       ist_complete_aborted_writes(conn),
 		       !wait_event_timeout(cnt->refcnt_wq,
 					   percpu_ref_is_zero(&cnt->refcnt),
 					   HZ))

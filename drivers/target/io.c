@@ -12,6 +12,7 @@
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <target/iscsi/iscsi_target_core.h>
+#include <target/target_core_backend.h>
 #include <target/target_core_fabric.h>
 
 #include "isdm/compat.h"
@@ -784,6 +785,15 @@ void ist_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		ist_wc_failed(ic, wc, "receive failed");
 		return;
 	}
+	/*
+	 * Once the connection failed (a PDU was refused, the peer went
+	 * away), nothing that arrived behind the failing PDU may reach LIO:
+	 * the initiator sees the connection fail and retries those commands
+	 * elsewhere, and LIO would execute them on a connection it is
+	 * tearing down. The receive buffer is not posted again.
+	 */
+	if (READ_ONCE(ic->failed))
+		return;
 	ib_dma_sync_single_for_cpu(ic->dev->ib_dev, rx->dma, rx->size,
 				   DMA_FROM_DEVICE);
 
@@ -1232,6 +1242,84 @@ void ist_put_unsol_pending_cmds(struct iscsit_conn *conn)
 }
 
 /*
+ * The next WRITE of a closing connection that a task management function
+ * aborted while it waited for its data: marked, so that each is taken
+ * once. Any other state (data on its way, a deferred command without an
+ * abort) is not one.
+ */
+static struct iscsit_cmd *ist_next_aborted_write(struct iscsit_conn *conn)
+{
+	struct iscsit_cmd *cmd, *found = NULL;
+
+	spin_lock_bh(&conn->cmd_lock);
+	list_for_each_entry(cmd, &conn->conn_cmd_list, i_conn_node) {
+		struct se_cmd *se_cmd = &cmd->se_cmd;
+		struct ist_cmd *icmd = iscsit_priv_cmd(cmd);
+
+		if (!se_cmd->se_tfo || icmd->abort_completed ||
+		    cmd->i_state == ISTATE_REMOVE)
+			continue;
+		spin_lock_irq(&se_cmd->t_state_lock);
+		if (se_cmd->t_state == TRANSPORT_WRITE_PENDING &&
+		    (se_cmd->transport_state & CMD_T_ABORTED)) {
+			/* no TASK ABORTED status on a connection that is gone */
+			se_cmd->transport_state &= ~CMD_T_TAS;
+			icmd->abort_completed = true;
+			found = cmd;
+		}
+		spin_unlock_irq(&se_cmd->t_state_lock);
+		if (found)
+			break;
+	}
+	spin_unlock_bh(&conn->cmd_lock);
+	return found;
+}
+
+/**
+ * ist_complete_aborted_writes() - finish the aborted WRITEs of a closing
+ *	connection whose data nobody will fetch
+ * @conn: LIO's connection, its queues drained and its RDMA Reads stopped
+ *
+ * A WRITE that a LUN RESET or ABORT TASK aborts after LIO set it up
+ * (TRANSPORT_WRITE_PENDING) but before LIO asked for its data is never
+ * asked for it: LIO skips iscsit_get_dataout() for an aborted command,
+ * and one deferred for a CmdSN gap never gets that far. The task
+ * management function waits for it to be freed. LIO completes such
+ * commands with TASK ABORTED in iscsit_release_commands_from_conn(), but
+ * only after ist_wait_conn(), which waits for every command of the
+ * connection first: without this, the function, the connection and the
+ * session wait for each other for ever (found by iser_ffp -m random). Do
+ * what LIO would, here: the abort path (ist_aborted_task()) then takes
+ * the command off the connection and LIO frees it.
+ */
+void ist_complete_aborted_writes(struct iscsit_conn *conn)
+{
+	struct iscsit_session *sess = conn->sess;
+	struct iscsi_ooo_cmdsn *ooo;
+	struct iscsit_cmd *cmd;
+
+	/* in connection recovery LIO moves them to another connection */
+	if (atomic_read(&conn->connection_recovery))
+		return;
+
+	while ((cmd = ist_next_aborted_write(conn))) {
+		if (cmd->i_state == ISTATE_DEFERRED_CMD) {
+			/* the CmdSN list must not point to it once freed */
+			mutex_lock(&sess->cmdsn_mutex);
+			list_for_each_entry(ooo, &sess->sess_ooo_cmdsn_list,
+					    ooo_list)
+				if (ooo->cmd == cmd)
+					ooo->cmd = NULL;
+			mutex_unlock(&sess->cmdsn_mutex);
+		}
+		pr_info_ratelimited("connection from %pISpc: completing aborted WRITE ITT 0x%08x that waited for its data\n",
+				    &((struct ist_conn *)conn->context)->src,
+				    be32_to_cpu((__force __be32)cmd->init_task_tag));
+		target_complete_cmd(&cmd->se_cmd, SAM_STAT_TASK_ABORTED);
+	}
+}
+
+/*
  * A command LIO keeps on the connection that no one will finish once the
  * connection is down: deferred for a CmdSN gap that will never be filled,
  * or with a response in the queues of the transmit thread, which is the
@@ -1265,10 +1353,15 @@ void ist_log_waiting_cmds(struct ist_conn *ic)
 	list_for_each_entry(cmd, &conn->conn_cmd_list, i_conn_node) {
 		if (n++ == 8)
 			break;
-		pr_warn("connection from %pISpc: waiting for ITT 0x%08x opcode 0x%02x i_state %d t_state %d transport_state 0x%x\n",
+		struct ist_cmd *icmd = iscsit_priv_cmd(cmd);
+
+		pr_warn("connection from %pISpc: waiting for ITT 0x%08x opcode 0x%02x i_state %d t_state %d transport_state 0x%x cmd_flags 0x%x data %u/%u rdma rw_init %d need %u held %u waiting %d failed %d\n",
 			&ic->src, be32_to_cpu((__force __be32)cmd->init_task_tag),
 			cmd->iscsi_opcode, cmd->i_state, cmd->se_cmd.t_state,
-			cmd->se_cmd.transport_state);
+			cmd->se_cmd.transport_state, cmd->cmd_flags,
+			cmd->write_data_done, cmd->se_cmd.data_length,
+			icmd->rw_init, icmd->rdma_need, icmd->rdma_held,
+			icmd->rdma_waiting, icmd->rdma_failed);
 	}
 	spin_unlock_bh(&conn->cmd_lock);
 	if (!n)

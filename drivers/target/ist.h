@@ -206,7 +206,8 @@ struct ist_conn_view {
  * @entry: on the driver's list of all connections
  * @np_entry: on one of @isnp's lists while LIO does not own it
  * @established: the CM reported ESTABLISHED
- * @failed: ist_conn_fail() asked LIO to reinstate it (once); under @lock
+ * @failed: ist_conn_fail() asked LIO to reinstate it (once); written under
+ *	@lock, read without it by ist_recv_done()
  * @mode: header form and Send with Invalidate, fixed at accept
  * @ord: RDMA Reads we may have outstanding (CM initiator depth)
  * @rdma_wrs: RDMA work requests the send queue holds besides the sends; a
@@ -346,6 +347,7 @@ struct ist_cmd {
 	bool			rdma_failed;
 	struct list_head	wait_entry;
 	bool			tmf_acked;
+	bool			abort_completed;
 	struct work_struct	comp_work;
 };
 
@@ -395,6 +397,7 @@ int ist_queue_status(struct iscsit_conn *conn, struct iscsit_cmd *cmd);
 void ist_aborted_task(struct iscsit_conn *conn, struct iscsit_cmd *cmd);
 enum target_prot_op ist_get_sup_prot_ops(struct iscsit_conn *conn);
 void ist_put_unsol_pending_cmds(struct iscsit_conn *conn);
+void ist_complete_aborted_writes(struct iscsit_conn *conn);
 void ist_put_parked_cmds(struct iscsit_conn *conn);
 void ist_rdma_retry_work(struct work_struct *work);
 void ist_rdma_wait_stop(struct ist_conn *ic);

@@ -46,9 +46,17 @@
 #     then the tool disconnects and logs in again: the deferred command
 #     must not hold up the old connection's teardown (the new login
 #     reinstates the session, so it waits for that teardown);
+# 12b. gapreset: a WRITE with immediate data, one CmdSN ahead (LIO sets
+#     it up and defers it), then a LOGICAL UNIT RESET, which aborts it and
+#     waits for it; a ping, then the tool disconnects and logs in again:
+#     the teardown must complete the aborted WRITE (LIO would, but only
+#     after the transport's wait for every command) so that the new login
+#     works and no session is left behind;
 # 13. afterfail: a reserved opcode closes the connection; a command to a
 #     LUN that does not exist, right behind it, must not hold up the
-#     teardown either (a new login works);
+#     teardown either (a new login works), and must not reach LIO at all
+#     (LIO would log NON_EXISTENT_LUN for it): nothing received after
+#     the connection failed is executed;
 # 13b. overrun: a WRITE with F=0 and a CmdSN beyond MaxCmdSN, which LIO
 #     drops through its transmit thread, then a reserved opcode that
 #     closes the connection before that thread ran: a new login must work
@@ -153,6 +161,10 @@ ffp_run() { # MODE REGEX [TOOL ARGS]: one connection; its summary must match REG
 		fails+="iser_ffp -m $mode: expected /$re/, got: $out; "
 	fi
 }
+ffp_acl_idle() {
+	grep -q 'No active iSCSI Session' \
+		"/sys/kernel/config/target/iscsi/$VM_TARGET_IQN/tpgt_1/acls/$VM_INITIATOR_IQN/info"
+}
 ffp_run nop 'login=ok hello_reply=none reject=none nop_in=yes closed=no'
 ffp_run hello 'login=ok hello_reply=ok reject=none nop_in=yes closed=no'
 ffp_run hellover 'login=ok hello_reply=rejected reject=none nop_in=no closed=yes'
@@ -188,27 +200,45 @@ for mode in ahsover ahstype ahsnop ahsshort cdblong ahs0; do
 	ffp_run $mode 'login=ok .*nop_in=no closed=yes' "${norm[@]}"
 done
 ffp_run cmdsngap 'login=ok .*nop_in=yes closed=no .*relogin=ok' "${norm[@]}"
+lun5() { vm_scen_dmesg | grep -c 'NON_EXISTENT_LUN Access for 0x00000005'; }
+lun5_before=$(lun5)
 ffp_run afterfail 'login=ok .*closed=yes .*relogin=ok' "${norm[@]}"
+if want afterfail && [ "$VM_TARGET" != intree ] && [ "$(lun5)" != "$lun5_before" ]; then
+	vm_log "FAILED: afterfail: LIO handled the command to LUN 5 that came behind the PDU which closed the connection"
+	fails+="afterfail: a command received after the connection failed reached LIO (NON_EXISTENT_LUN for LUN 5); "
+fi
 ffp_run overrun 'login=ok .*closed=yes .*relogin=ok' "${norm[@]}"
 ffp_run dobig 'login=ok .*relogin=ok' "${norm[@]}"
 ffp_run dosense 'login=ok hello_reply=none reject=none nop_in=yes closed=no status=0x02' "${norm[@]}"
 ffp_run dogap 'login=ok .*nop_in=no closed=yes .*relogin=ok' "${norm[@]}"
 ffp_run nopttt 'login=ok hello_reply=none reject=0x04 nop_in=yes closed=no' "${norm[@]}"
 ffp_run tmfseq 'login=ok .*nop_in=yes closed=no .*relogin=ok' "${norm[@]}"
+ffp_run gapreset 'login=ok .*nop_in=yes closed=no .*relogin=ok' "${norm[@]}"
+if want gapreset && [ "$VM_TARGET" != intree ] && ! vm_wait 30 ffp_acl_idle; then
+	vm_log "FAILED: gapreset: a session is left: $(tr '\n' ' ' <"/sys/kernel/config/target/iscsi/$VM_TARGET_IQN/tpgt_1/acls/$VM_INITIATOR_IQN/info")"
+	fails+="gapreset: LIO still shows a session 30 s after the tool's last connection closed; "
+fi
 ffp_run dropmid 'login=ok .*relogin=ok' "${norm[@]}"
 # 14c. the same without the new login (-R): nothing more comes from the
 # initiator, so the target alone must release the reinstated session and
 # the dropped login; LIO's ACL must show no session within 30 s (ffp-random
 # once left such a session behind, and clearconfig hung on its ACL)
-ffp_acl_idle() {
-	grep -q 'No active iSCSI Session' \
-		"/sys/kernel/config/target/iscsi/$VM_TARGET_IQN/tpgt_1/acls/$VM_INITIATOR_IQN/info"
-}
 if want dropmid; then
 	ffp_run dropmid 'login=ok' -R "${norm[@]}"
 	if [ "$VM_TARGET" != intree ] && ! vm_wait 30 ffp_acl_idle; then
 		vm_log "FAILED: dropmid -R: a session is left: $(tr '\n' ' ' <"/sys/kernel/config/target/iscsi/$VM_TARGET_IQN/tpgt_1/acls/$VM_INITIATOR_IQN/info")"
 		fails+="dropmid -R: LIO still shows a session 30 s after the last connection went; "
+	fi
+fi
+# 14d. logoutbad: a Logout Request for the session and right behind it a
+# PDU that closes the connection, so the Logout Response likely never
+# goes out: the session must go all the same (found by ffp-random: a
+# session left behind, and removing the ACL then hung)
+if want logoutbad; then
+	ffp_run logoutbad 'login=ok .*closed=yes' "${norm[@]}"
+	if [ "$VM_TARGET" != intree ] && ! vm_wait 30 ffp_acl_idle; then
+		vm_log "FAILED: logoutbad: a session is left: $(tr '\n' ' ' <"/sys/kernel/config/target/iscsi/$VM_TARGET_IQN/tpgt_1/acls/$VM_INITIATOR_IQN/info")"
+		fails+="logoutbad: LIO still shows a session 30 s after the connection closed; "
 	fi
 fi
 ffp_run bigio 'login=ok .*nop_in=yes closed=no .*bigio bytes=[1-9][0-9]* write=0x00 read=0x00 verify=ok' "${norm[@]}"

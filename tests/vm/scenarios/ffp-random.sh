@@ -25,13 +25,26 @@
 #   --count N    PDUs per seed (default 10000)
 #   --seed S     this seed instead of 1 and the date's (repeatable)
 #   --verbose    the tool's -v: every PDU in the log
+#   --first N    begin at PDU N of each seed (default 0; -F), for replaying
+#                the part of a run that failed
+#   --chunk N    run each seed N PDUs at a time (-F/-N), with the check
+#                below after each part: it names the part that left a
+#                session behind
+#
+# After each run (or part) the tool has closed its last connection: within
+# 30 s LIO's ACL must show no session (a session left behind pins the ACL,
+# and removing it, as targetcli clearconfig does, then hangs).
 count=10000
+chunk=0
+first0=0
 seeds=()
 verbose=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--count) count=$2; shift ;;
 	--seed) seeds+=("$2"); shift ;;
+	--chunk) chunk=$2; shift ;;
+	--first) first0=$2; shift ;;
 	--verbose) verbose=(-v) ;;
 	*) vm_fail "ffp-random: bad argument $1" ;;
 	esac
@@ -46,23 +59,35 @@ vm_load_roles
 vm_target_setup
 vm_tcli "/iscsi/$VM_TARGET_IQN/tpg1 set parameter InitialR2T=No"
 
+acl_info=/sys/kernel/config/target/iscsi/$VM_TARGET_IQN/tpgt_1/acls/$VM_INITIATOR_IQN/info
+acl_idle() { grep -q 'No active iSCSI Session' "$acl_info"; }
+
 fails=""
 for seed in "${seeds[@]}"; do
-	start=$SECONDS
-	out=$("$ffp" -m random "${verbose[@]}" -s "$seed" -N "$count" -n "$VM_TARGET_IQN" \
-		-i "$VM_INITIATOR_IQN" "$VM_TGT_IP" "$VM_ISER_PORT" 2>&1) ||
-		vm_fail "iser_ffp -m random -s $seed did not run: $out"
-	vm_log "iser_ffp -m random -s $seed -N $count ($((SECONDS - start)) s):"
-	lines=40
-	[ ${#verbose[@]} -eq 0 ] || lines=1000000
-	echo "$out" | head -n $lines | while read -r line; do vm_log "  $line"; done
-	sum=$(echo "$out" | grep '^random seed=.* sent=' | tail -n 1)
-	[ "$VM_TARGET" != intree ] || continue
-	re="^random seed=$seed sent=$count .*good_status_on_bad=0 .*stalled=0 "
-	if ! echo "$sum" | grep -qE "$re"; then
-		vm_log "FAILED: iser_ffp -m random -s $seed: expected /$re/"
-		fails+="seed $seed: expected /$re/, got: ${sum:-no summary}; "
-	fi
+	step=$count
+	[ "$chunk" -gt 0 ] && step=$chunk
+	for ((first = first0; first < first0 + count; first += step)); do
+		n=$((first0 + count - first < step ? first0 + count - first : step))
+		start=$SECONDS
+		out=$("$ffp" -m random "${verbose[@]}" -s "$seed" -F "$first" -N "$n" \
+			-n "$VM_TARGET_IQN" -i "$VM_INITIATOR_IQN" "$VM_TGT_IP" "$VM_ISER_PORT" 2>&1) ||
+			vm_fail "iser_ffp -m random -s $seed -F $first did not run: $out"
+		vm_log "iser_ffp -m random -s $seed -F $first -N $n ($((SECONDS - start)) s):"
+		lines=40
+		[ ${#verbose[@]} -eq 0 ] || lines=1000000
+		echo "$out" | head -n $lines | while read -r line; do vm_log "  $line"; done
+		sum=$(echo "$out" | grep '^random seed=.* sent=' | tail -n 1)
+		[ "$VM_TARGET" != intree ] || continue
+		re="^random seed=$seed sent=$n .*good_status_on_bad=0 .*stalled=0 "
+		if ! echo "$sum" | grep -qE "$re"; then
+			vm_log "FAILED: iser_ffp -m random -s $seed -F $first: expected /$re/"
+			fails+="seed $seed from PDU $first: expected /$re/, got: ${sum:-no summary}; "
+		fi
+		if ! vm_wait 30 acl_idle; then
+			vm_log "FAILED: 30 s after PDUs $first-$((first + n - 1)) of seed $seed LIO still has a session: $(tr '\n' ' ' <"$acl_info")"
+			vm_fail "${fails}seed $seed, PDUs $first-$((first + n - 1)): a session is left behind after the tool's last connection closed"
+		fi
+	done
 done
 vm_tcli "/iscsi/$VM_TARGET_IQN/tpg1 set parameter InitialR2T=Yes"
 [ -z "$fails" ] || vm_fail "$fails"

@@ -102,6 +102,18 @@
  *            login after the disconnect: the connection must still go);
  *            with -R no new login follows (to watch how the target
  *            releases the reinstated session on its own)
+ *   logoutbad a Logout Request (close the session, immediate) and right
+ *            behind it a reserved opcode: the target closes the
+ *            connection, likely before its Logout Response went out;
+ *            the session must still go (the scenario reads LIO's ACL)
+ *   gapreset a WRITE(10) of 8 KiB with 512 bytes of immediate data, F=1,
+ *            a Write STag and a CmdSN one past the expected one (LIO sets
+ *            it up, waiting for its data, and defers it), then a LOGICAL
+ *            UNIT RESET (immediate), which aborts it and waits for it to
+ *            go; a ping, then the tool disconnects and logs in again: the
+ *            aborted WRITE must not keep the old connection's teardown
+ *            (and so the new login) waiting (LIO completes such commands
+ *            only after the transport's wait for all of them)
  *   bigio    not hostile, only large: READ CAPACITY, then a WRITE(10) of
  *            as many blocks as fit in 32 MiB (at most 65535) from LBA 0,
  *            all of it fetched by the target with RDMA Reads (no
@@ -193,10 +205,13 @@
  * textcont and says whether the last was final. initial_r2t=no is
  * appended in a normal session when InitialR2T=No was negotiated, and
  * relogin=ok|failed after cmdsngap, afterfail, overrun, dobig, dogap,
- * tmfseq and dropmid (not with -R).
+ * tmfseq, gapreset and dropmid (not with -R).
  *
  * usage: iser_ffp [-m MODE] [-n TARGET] [-i INITIATOR] [-s SEED] [-N COUNT]
- * [-F FIRST] [-v] [-R] ADDR PORT (-v: random mode prints each PDU).  Exit
+ * [-F FIRST] [-v] [-R] [-T SECS] ADDR PORT (-v: random mode prints each
+ * PDU; -T: the DefaultTime2Retain a normal session offers, 0 by default as
+ * open-iscsi's: LIO keeps a failed session that long, and removing its ACL
+ * or disabling its TPG meanwhile hangs, see Documentation/target.md).  Exit
  * status 0 when it ran, 1 on a local error (bad arguments, no RDMA
  * device, connection refused).
  */
@@ -220,7 +235,7 @@ enum mode {
 	AHS0, AHSOVER, AHSTYPE, AHSNOP, AHSSHORT, CDBLONG, ECDB, BIDI, IMMF1,
 	GAP, AFTERFAIL, OVERRUN, DOBIG, DOSENSE, DOGAP, NOPTTT, TMFSEQ, DROPMID,
 	BIGIO, BIGQ, SHORTW, SHORTR, RANDOM, HELLOVER, HELLOBAD, HELLOLEN,
-	HELLO2,
+	HELLO2, LOGOUTBAD, GAPRESET,
 };
 
 static const char *const mode_names[] = {
@@ -229,7 +244,7 @@ static const char *const mode_names[] = {
 	"cdblong", "ecdb", "bidi", "immf1", "cmdsngap", "afterfail", "overrun",
 	"dobig", "dosense", "dogap", "nopttt", "tmfseq", "dropmid",
 	"bigio", "bigq", "shortw", "shortr", "random", "hellover", "hellobad",
-	"hellolen", "hello2",
+	"hellolen", "hello2", "logoutbad", "gapreset",
 };
 
 static struct itool t;
@@ -352,6 +367,8 @@ static uint32_t echo_proposals(char *buf, size_t size, const unsigned char *d,
 }
 
 static int login_send_only;	/* dropmid: send the first request, return */
+/* -T: as open-iscsi, 0 unless asked (LIO keeps a failed session that long) */
+static const char *time2retain = "0";
 static int no_relogin;		/* -R: dropmid without the new login */
 
 static int login(void)
@@ -371,7 +388,7 @@ static int login(void)
 		dlen = add_key(keys, dlen, "MaxBurstLength", "262144");
 		dlen = add_key(keys, dlen, "ErrorRecoveryLevel", "0");
 		dlen = add_key(keys, dlen, "DefaultTime2Wait", "2");
-		dlen = add_key(keys, dlen, "DefaultTime2Retain", "20");
+		dlen = add_key(keys, dlen, "DefaultTime2Retain", time2retain);
 		dlen = add_key(keys, dlen, "MaxOutstandingR2T", "1");
 	} else {
 		dlen = add_key(keys, dlen, "SessionType", "Discovery");
@@ -742,6 +759,51 @@ static void offend(enum mode mode)
 		if (mode == DOSENSE)
 			note_answer(answer());
 		return;
+	case LOGOUTBAD:
+		/*
+		 * a Logout Request (close the session), immediate, and right
+		 * behind it a reserved opcode, which closes the connection,
+		 * most likely before the Logout Response has gone out
+		 */
+		bhs = pdu_start(ISDM_OP_LOGOUT_REQ | ISDM_BHS_IMMEDIATE,
+				ISDM_BHS_FINAL, 0);
+		itool_put_be32(bhs + 16, 0x5900);
+		itool_put_be32(bhs + 24, cmd_sn);
+		itool_put_be32(bhs + 28, exp_stat_sn);
+		if (send_buf(HDR))
+			return;
+		bhs = pdu_start(0x0f, ISDM_BHS_FINAL, 0);
+		itool_put_be32(bhs + 16, 0x5901);
+		send_buf(HDR);
+		return;
+	case GAPRESET:
+		/* WRITE(10), 16 blocks, 512 bytes immediate, F=1, one ahead */
+		bhs = pdu_start(ISDM_OP_SCSI_CMD,
+				ISDM_BHS_FINAL | ISDM_BHS_CMD_WRITE, 512);
+		/* a Write STag that is never read: the command is aborted */
+		t.tx_buf[0] |= ISDM_CTRL_WSV;
+		itool_put_be32(t.tx_buf + 4, 0x1234);
+		itool_put_be32(bhs + 16, 0x5a00);
+		itool_put_be32(bhs + 20, 8192);
+		itool_put_be32(bhs + 24, cmd_sn + 1);
+		itool_put_be32(bhs + 28, exp_stat_sn);
+		bhs[32] = 0x2a;
+		bhs[32 + 8] = 16;
+		memset(bhs + ISDM_BHS_LEN, 0x5a, 512);
+		if (send_buf(HDR + 512))
+			return;
+		/* LOGICAL UNIT RESET of LUN 0, immediate */
+		bhs = pdu_start(ISDM_OP_TMF_REQ | ISDM_BHS_IMMEDIATE,
+				ISDM_BHS_FINAL | 5, 0);
+		itool_put_be32(bhs + 16, 0x5a01);
+		itool_put_be32(bhs + 20, 0xffffffff);
+		itool_put_be32(bhs + 24, cmd_sn);
+		itool_put_be32(bhs + 28, exp_stat_sn);
+		if (send_buf(HDR))
+			return;
+		/* LIO's TMR work aborts the WRITE meanwhile */
+		sleep(1);
+		return;
 	case AFTERFAIL:
 		/* a reserved opcode, and right behind it a command to LUN 5 */
 		bhs = pdu_start(0x0f, ISDM_BHS_FINAL, 0);
@@ -961,6 +1023,8 @@ static const char *big_verify(uint32_t blocks, uint32_t blen, char *st,
 /* register big_buf and read the capacity: blocks, or 0 */
 static uint64_t big_setup(uint32_t *blen)
 {
+	int st, tries = 0;
+
 	big_buf = aligned_alloc(4096, BIG_DATA);
 	if (!big_buf)
 		return 0;
@@ -969,7 +1033,18 @@ static uint64_t big_setup(uint32_t *blen)
 			    IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
 			    IBV_ACCESS_REMOTE_WRITE);
 	stag_mr = big_mr;
-	if (!big_mr || big_cmd(0x25, 0, 0))
+	if (!big_mr)
+		return 0;
+	/*
+	 * A CHECK CONDITION here is a unit attention that an earlier case
+	 * left for this initiator (gapreset's LOGICAL UNIT RESET): reported
+	 * once per I_T nexus and cleared by reporting it, as initiators
+	 * retry it
+	 */
+	do
+		st = big_cmd(0x25, 0, 0);
+	while (st == 0x02 && ++tries < 3);
+	if (st)
 		return 0;
 	*blen = itool_get_be32(big_buf + 4);
 	if (!*blen || *blen > BIG_DATA)
@@ -1110,6 +1185,7 @@ static int closes(enum mode mode)
 	case SHORTW:
 	case SHORTR:
 	case HELLOVER ... HELLO2:
+	case LOGOUTBAD:
 		return 1;
 	default:
 		return 0;
@@ -1929,13 +2005,16 @@ int main(int argc, char **argv)
 	int opt, nop_in = 0;
 	unsigned int i;
 
-	while ((opt = getopt(argc, argv, "m:n:i:s:N:F:vR")) != -1) {
+	while ((opt = getopt(argc, argv, "m:n:i:s:N:F:vRT:")) != -1) {
 		switch (opt) {
 		case 'v':
 			verbose = 1;
 			continue;
 		case 'R':
 			no_relogin = 1;
+			continue;
+		case 'T':
+			time2retain = optarg;
 			continue;
 		case 's':
 			seed = strtoull(optarg, NULL, 0);
@@ -1968,7 +2047,7 @@ int main(int argc, char **argv)
 	}
 	if (argc - optind != 2) {
 		fprintf(stderr, "usage: iser_ffp [-m MODE] [-n TARGET] [-i INITIATOR] %s\n",
-			"[-s SEED] [-N COUNT] [-F FIRST] [-v] [-R] ADDR PORT");
+			"[-s SEED] [-N COUNT] [-F FIRST] [-v] [-R] [-T SECS] ADDR PORT");
 		return 1;
 	}
 	if ((mode == BIGIO || mode == BIGQ || mode == SHORTW ||
@@ -2029,6 +2108,7 @@ int main(int argc, char **argv)
 	printf("%s", big);
 	if (mode == GAP || mode == AFTERFAIL || mode == OVERRUN ||
 	    mode == DOBIG || mode == DOGAP || mode == TMFSEQ ||
+	    mode == GAPRESET ||
 	    (mode == DROPMID && !no_relogin)) {
 		/* the old connection must go away in full: log in again */
 		rnd_hangup();
