@@ -2,15 +2,19 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make check-debug: the guest scenarios on a debug kernel built from
-# Debian's 6.1 source with KASAN, lockdep, DEBUG_LIST, atomic-sleep and
-# hung-task checks (scripts/debug-kernel.sh; about 25 minutes on 2 cores
-# the first time, then reused). Any KASAN report, lockdep splat or other
-# bad kernel line fails the row that produced it, through the rig's usual
-# gates.
+# Debian's 6.1 source with KASAN, lockdep, DEBUG_LIST, DEBUG_OBJECTS,
+# SLUB_DEBUG, kmemleak, atomic-sleep and hung-task checks
+# (scripts/debug-kernel.sh; about 25 minutes on 2 cores the first time,
+# then reused from /var/cache/iser). Any KASAN report, lockdep splat,
+# debug-objects or list-debug report or other bad kernel line fails the
+# row that produced it, through the rig's usual gates; so does an object
+# kmemleak finds unreferenced after the row's teardown.
 #
 #   scripts/check-debug.sh [vm-check.sh options]
 #
-# Without options: the default scenario set. The debug kernel runs about
+# Without options: the default scenario set of 6.1, the random modes of
+# both hostile tools and the churn (ours-pair-churn: 1000 logins, 200
+# link cycles; this makes the run take hours). The debug kernel runs about
 # three times slower under emulation, so every scenario's timeout is
 # multiplied by ISER_VM_TIMEOUT_SCALE (default 3 here). Logs go to
 # build/vm/logs-debug. The last line is "N passed, N failed".
@@ -33,6 +37,16 @@ if ! "$top/scripts/build-modules.sh" "/lib/modules/$rel/build" --strict ||
 	echo "check-debug: our modules or the guest tools could not be built for $rel"
 	echo "0 passed, 1 failed"
 	exit 1
+fi
+# Without options: the default set of 6.1 and the hardening rows: both
+# hostile tools' random modes, the churn of logins and RDMA links
+if [ $# -eq 0 ]; then
+	rows=$("$top/tests/vm/vm-check.sh" --list |
+		awk '$4 == "yes" || $4 == "yes:6.1" { printf "%s,", $1 }')
+	for r in ours-target-ffp-random ours-initiator-random ours-pair-churn; do
+		grep -qE "^${r}[[:space:]]" "$top/tests/vm/scenarios.list" && rows+="$r,"
+	done
+	set -- --scenario "${rows%,}"
 fi
 ISER_VM_TIMEOUT_SCALE=${ISER_VM_TIMEOUT_SCALE:-3} \
 ISER_VM_LOGS=${ISER_VM_LOGS:-$top/build/vm/logs-debug} \

@@ -7,8 +7,9 @@
 #
 #   scripts/debug-kernel.sh          build if needed, print the release
 #
-# The source is unpacked and built under build/debug-kernel/ (about 25
-# minutes on 2 cores the first time). The kernel is installed as
+# The source is unpacked and built under /var/cache/iser/debug-kernel
+# (ISER_DEBUG_KERNEL_DIR; outside the clone, so that a new clone reuses
+# it; about 25 minutes on 2 cores the first time). The kernel is installed as
 # /boot/vmlinuz-<release> with its modules in /lib/modules/<release>/, the
 # places the guest rig boots from; /lib/modules/<release>/build points at
 # the build tree so that our modules can be built for it. The release ends
@@ -20,7 +21,7 @@ set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 tarball=/usr/src/linux-source-6.1.tar.xz
 frag=$top/tests/vm/debug/debug.config
-work=$top/build/debug-kernel
+work=${ISER_DEBUG_KERNEL_DIR:-/var/cache/iser/debug-kernel}
 src=$work/linux-source-6.1
 obj=$work/obj
 suffix=-iser-debug

@@ -805,6 +805,25 @@ vm_teardown() {
 	return 0
 }
 
+# vm_kmemleak FILE: on a kernel with kmemleak (the debug kernel of make
+# check-debug), scan twice and write the unreferenced objects it reports to
+# FILE, then clear the list for the next scenario. kmemleak reports only
+# objects older than 5 s, so the first scan waits that long after the
+# scenario's last allocation. Returns 1 when FILE has a report, 0 when it
+# has none or the kernel has no kmemleak.
+vm_kmemleak() {
+	local k=/sys/kernel/debug/kmemleak
+	mountpoint -q /sys/kernel/debug ||
+		mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+	[ -w "$k" ] || return 0
+	sleep 6
+	echo scan >"$k" 2>/dev/null
+	echo scan >"$k" 2>/dev/null
+	cat "$k" >"$1" 2>/dev/null
+	echo clear >"$k" 2>/dev/null
+	[ ! -s "$1" ]
+}
+
 # vm_klog_check FILE: print the offending kernel log lines, if any.
 vm_klog_check() {
 	grep -aE "$VM_BAD_KLOG" "$1"

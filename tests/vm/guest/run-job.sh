@@ -10,7 +10,9 @@
 # log out or unload a module, when the kernel log of the scenario has a
 # WARNING, BUG, Oops, hung task or the like, when its BEGIN marker is no
 # longer in the kernel's log buffer (its window could not be checked), or
-# when the kernel gained a taint flag while it ran.
+# when the kernel gained a taint flag while it ran, or, on a kernel with
+# kmemleak, when a scan after teardown finds an unreferenced object
+# (JOBDIR/NAME/kmemleak).
 #
 # After the last scenario a final check waits a few seconds for deferred
 # work (an oops after rmmod, a late release) and fails the job when the
@@ -49,6 +51,8 @@ taint_reason() {
 }
 
 init_err=""
+# kmemleak: what boot and set-up left behind is not the first row's
+vm_kmemleak /dev/null >/dev/null
 if ! vm_guest_init; then
 	init_err="guest set-up failed (configfs, dbus or targetcli); see $job/guest.log"
 fi
@@ -89,6 +93,11 @@ while read -r name ini tgt _default tmo body args <&3; do
 	if [ -n "$problems" ]; then
 		problems=$(echo "$problems" | paste -sd ';' -)
 		reason="${reason:+$reason; }teardown: $problems"
+	fi
+	if ! vm_kmemleak "$dir/kmemleak"; then
+		leak=$(grep -m 1 -A 12 'unreferenced object' "$dir/kmemleak" |
+			grep -m 3 -E 'unreferenced|\[<' | sed 's/^ *//' | paste -sd ';' -)
+		reason="${reason:+$reason; }kmemleak: $(grep -c 'unreferenced object' "$dir/kmemleak") unreferenced object(s): $leak"
 	fi
 	vm_kmsg "iser-vm: END $name"
 	dmesg | awk -v b="iser-vm: BEGIN $name" -v e="iser-vm: END $name" \

@@ -1,0 +1,184 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Lifetime under churn (issue #10):
+#   churn [--logins N] [--links N]
+# Session A (tgt0) carries verified I/O for the whole scenario: fio jobs
+# with crc32c verification, one after the other, each writing 8 MiB of
+# random blocks (4 KiB to 64 KiB) and reading them back. Meanwhile:
+#  1. N login/logout cycles (default 1000) of a second session, to tgt1
+#     (its own ramdisk, the same iSER portal); every 50th cycle waits for
+#     its disk and reads its first 64 KiB, the others log out at once, so
+#     logout races the SCSI scan of the new session;
+#  2. M link cycles (default 200): "rdma link delete" of one of the two
+#     soft-RoCE devices (the target's and the initiator's in turn), then
+#     "rdma link add": every connection on it goes through the device
+#     removal path of its module, and session A logs in again by itself
+#     (replacement_timeout 600: no I/O is failed; LIO's login statistics
+#     count the new login) before the next cycle.
+# Judged: every login, logout, delete and add succeeds in its time; every
+# fio job of session A passes its verification; after each phase, with I/O
+# stopped and caches dropped, unreclaimable slab memory has not grown by
+# more than 4 MiB from before the churn (a leak of 4 KiB per cycle would
+# pass unnoticed; kmemleak, on the debug kernel, judges single objects);
+# and the rig's kernel-log gate (WARNING, BUG, lockdep, hung task) and,
+# on the debug kernel, its kmemleak gate.
+
+logins=1000
+links=200
+while [ $# -gt 0 ]; do
+	case $1 in
+	--logins) logins=$2; shift ;;
+	--links) links=$2; shift ;;
+	*) vm_fail "churn: bad argument $1" ;;
+	esac
+	shift
+done
+
+iqn2=${VM_TARGET_IQN%:*}:tgt1
+t2=/iscsi/$iqn2/tpg1
+portal=$VM_TGT_IP:$VM_ISER_PORT
+vm_rxe_up
+vm_load_roles
+vm_target_setup
+vm_tcli "/backstores/ramdisk create name=lun1 size=16M" \
+	"/iscsi create $iqn2" \
+	"$t2/luns create /backstores/ramdisk/lun1" \
+	"$t2/portals create $VM_TGT_IP $VM_ISER_PORT" \
+	"$t2/portals/$VM_TGT_IP:$VM_ISER_PORT enable_iser true" \
+	"$t2/acls create $VM_INITIATOR_IQN" \
+	"$t2 set attribute authentication=0"
+vm_iscsid_start
+vm_node_new
+vm_node_set node.session.timeo.replacement_timeout 600
+vm_must iscsiadm -m node -T "$iqn2" -p "$portal" -I iser -o new
+dev=$(vm_login_disk) || exit 1
+
+login2() {
+	vm_run timeout 60 iscsiadm -m node -T "$iqn2" -p "$portal" -I iser --login
+}
+logout2() {
+	vm_run timeout 60 iscsiadm -m node -T "$iqn2" -p "$portal" -I iser --logout
+}
+disk2() { # the disk of the session to tgt1
+	local sd b
+	for sd in /sys/class/iscsi_session/session*; do
+		[ "$(cat "$sd/targetname" 2>/dev/null)" = "$iqn2" ] || continue
+		for b in "$sd"/device/target*/*/block/*; do
+			[ -e "$b" ] && echo "/dev/$(basename "$b")" && return 0
+		done
+	done
+	return 1
+}
+stats=/sys/kernel/config/target/iscsi/$VM_TARGET_IQN/fabric_statistics/iscsi_login_stats
+accepts() { cat "$stats/accepts"; }
+accepted_since() { [ "$(accepts)" -gt "$1" ]; }
+a_logged_in() { # session A is LOGGED_IN
+	iscsiadm -m session -P 1 2>/dev/null |
+		awk -v t="$VM_TARGET_IQN" '$1 == "Target:" { on = ($2 == t) }
+			on && /iSCSI Session State: LOGGED_IN/ { f = 1 } END { exit !f }'
+}
+slab_kib() { # unreclaimable slab, KiB, with I/O stopped and caches dropped
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	sleep 2
+	awk '/^SUnreclaim:/ { print $2 }' /proc/meminfo
+}
+slab_top() { # the caches with the most active objects, for the log
+	awk 'NR > 2 { print $1, $2 * $4 }' /proc/slabinfo | sort -k2 -nr |
+		head -n 12 | paste -sd ' ' -
+}
+
+# verified I/O on session A until /tmp/churn.stop appears
+rm -f /tmp/churn.stop /tmp/churn.iofail
+io_loop() {
+	local n=0
+	while [ ! -e /tmp/churn.stop ]; do
+		n=$((n + 1))
+		printf '%s\n' "[churn-$n]" 'rw=randwrite' 'bsrange=4k-64k' \
+			'blockalign=4k' 'iodepth=16' 'size=8M' \
+			"offset=$(((n % 6) * 8))M" |
+			vm_fio "$dev" "io$((n % 4))" >/dev/null ||
+			{ echo "fio job $n: $(cat "$VM_SCEN_DIR/fio-io$((n % 4)).err" 2>/dev/null)" \
+				>/tmp/churn.iofail; return 1; }
+		echo "$n" >/tmp/churn.jobs
+	done
+}
+io_start() {
+	rm -f /tmp/churn.stop
+	io_loop &
+	iopid=$!
+}
+io_stop() { # WHAT: stop the I/O loop, fail if a job failed
+	touch /tmp/churn.stop
+	wait "$iopid" || vm_fail "verified I/O on session A failed during $1: $(cat /tmp/churn.iofail 2>/dev/null)"
+	vm_log "$1: $(cat /tmp/churn.jobs 2>/dev/null || echo 0) verified fio jobs so far on $dev"
+}
+slab_check() { # WHAT
+	local now
+	now=$(slab_kib)
+	vm_log "after $1: SUnreclaim ${now} KiB (before the churn ${slab0} KiB); largest caches: $(slab_top)"
+	[ $((now - slab0)) -le 4096 ] ||
+		vm_fail "unreclaimable slab grew by $((now - slab0)) KiB over $1 (more than 4 MiB)"
+}
+
+# warm-up: one cycle of each kind, so that caches the churn uses exist
+login2 >/dev/null || vm_fail "login to $iqn2 failed"
+vm_wait 30 disk2 >/dev/null || vm_fail "no disk for $iqn2"
+logout2 >/dev/null || vm_fail "logout of $iqn2 failed"
+slab0=$(slab_kib)
+vm_log "before the churn: SUnreclaim ${slab0} KiB; largest caches: $(slab_top)"
+
+# 1. login/logout of a second session under verified I/O on the first
+io_start
+t0=$(date +%s)
+for ((i = 1; i <= logins; i++)); do
+	out=$(login2 2>&1) || { io_stop "login cycle $i"; vm_fail "login $i to $iqn2 failed: $out"; }
+	if [ $((i % 50)) = 0 ]; then
+		vm_wait 30 disk2 >/dev/null || { io_stop "login cycle $i"; vm_fail "login $i: no disk for $iqn2"; }
+		d2=$(disk2)
+		vm_wait 10 test -b "$d2" || { io_stop "login cycle $i"; vm_fail "login $i: $d2 did not appear"; }
+		dd if="$d2" of=/dev/null bs=64k count=1 iflag=direct 2>/dev/null ||
+			{ io_stop "login cycle $i"; vm_fail "login $i: reading $d2 failed"; }
+		vm_log "login cycle $i of $logins ($(($(date +%s) - t0)) s)"
+	fi
+	out=$(logout2 2>&1) || { io_stop "login cycle $i"; vm_fail "logout $i of $iqn2 failed: $out"; }
+	[ -e /tmp/churn.iofail ] && { io_stop "login cycle $i"; exit 1; }
+done
+io_stop "$logins login/logout cycles ($(($(date +%s) - t0)) s)"
+a_logged_in || vm_fail "session A is not logged in after the login cycles"
+[ "$(vm_session_count)" = 1 ] || vm_fail "expected session A alone, have $(vm_session_count) sessions"
+slab_check "$logins login/logout cycles"
+
+# 2. link delete/add under verified I/O
+io_start
+t0=$(date +%s)
+for ((i = 1; i <= links; i++)); do
+	if [ $((i % 2)) = 1 ]; then
+		d=$VM_DEV0 nd=veth0
+	else
+		d=$VM_DEV1 nd=veth1
+	fi
+	acc=$(accepts)
+	vm_run timeout 150 rdma link delete "$d" ||
+		{ io_stop "link cycle $i"; vm_fail "link cycle $i: rdma link delete $d failed or hung"; }
+	vm_run rdma link add "$d" type "$VM_RDMA" netdev "$nd" ||
+		{ io_stop "link cycle $i"; vm_fail "link cycle $i: rdma link add $d failed"; }
+	vm_wait 10 vm_rxe_active ||
+		{ io_stop "link cycle $i"; vm_fail "link cycle $i: $d not ACTIVE again"; }
+	# the session notices the loss (connection error) and logs in again:
+	# LIO accepts a new login, then the session is LOGGED_IN
+	vm_wait 120 accepted_since "$acc" ||
+		{ io_stop "link cycle $i"; vm_fail "link cycle $i: no new login of session A within 120 s"; }
+	vm_wait 60 a_logged_in ||
+		{ io_stop "link cycle $i"; vm_fail "link cycle $i: session A not logged in again within 120 s"; }
+	[ -e /tmp/churn.iofail ] && { io_stop "link cycle $i"; exit 1; }
+	[ $((i % 20)) = 0 ] && vm_log "link cycle $i of $links ($(($(date +%s) - t0)) s)"
+done
+io_stop "$links link cycles ($(($(date +%s) - t0)) s)"
+vm_wait 120 a_logged_in || vm_fail "session A not logged in after the link cycles"
+slab_check "$links link cycles"
+
+printf '%s\n' '[after-churn]' 'rw=randwrite' 'bsrange=4k-128k' 'blockalign=4k' \
+	'iodepth=16' 'size=16M' | vm_fio "$dev" after-churn || exit 1
+vm_logout_check "$dev"
