@@ -1259,6 +1259,15 @@ static struct iscsit_cmd *ist_next_aborted_write(struct iscsit_conn *conn)
 		if (!se_cmd->se_tfo || icmd->abort_completed ||
 		    cmd->i_state == ISTATE_REMOVE)
 			continue;
+		/*
+		 * All its data is here and it was executed (by LIO, or by
+		 * ist_rdma_read_done()): target_execute_cmd() found it
+		 * aborted and queued LIO's abort work, which owns it. One
+		 * deferred for a CmdSN gap was never executed.
+		 */
+		if ((cmd->cmd_flags & ICF_GOT_LAST_DATAOUT) &&
+		    cmd->i_state != ISTATE_DEFERRED_CMD)
+			continue;
 		spin_lock_irq(&se_cmd->t_state_lock);
 		if (se_cmd->t_state == TRANSPORT_WRITE_PENDING &&
 		    (se_cmd->transport_state & CMD_T_ABORTED)) {
