@@ -421,6 +421,22 @@ vm_target_setup() {
 	vm_log "target ready: $VM_TARGET_IQN, $bs, iSER $VM_TGT_IP:$VM_ISER_PORT, TCP :$VM_TCP_PORT"
 }
 
+# vm_target_add IQN SIZE: a second target IQN beside vm_target_setup's, on
+# the same iSER portal, its own ramdisk lun1 of SIZE, the ACL of
+# $VM_INITIATOR_IQN, no authentication
+vm_target_add() {
+	local t=/iscsi/$1/tpg1
+	vm_tcli "/backstores/ramdisk create name=lun1 size=$2" \
+		"/iscsi create $1" \
+		"$t/luns create /backstores/ramdisk/lun1" \
+		"$t/portals create $VM_TGT_IP $VM_ISER_PORT" \
+		"$t/portals/$VM_TGT_IP:$VM_ISER_PORT enable_iser true" \
+		"$t/acls create $VM_INITIATOR_IQN" \
+		"$t set attribute authentication=0"
+	[ "$(cat "/sys/kernel/config/target/iscsi/$1/tpgt_1/np/$VM_TGT_IP:$VM_ISER_PORT/iser" 2>/dev/null)" = 1 ] ||
+		vm_fail "target: $1 has no iSER portal in configfs"
+}
+
 # vm_siw_iser_portal TPGDIR IP:PORT: an iSER portal that can listen over
 # iWARP.  An LIO portal is a TCP portal first (mkdir of np/IP:PORT opens a
 # TCP listener on IP:PORT) and enable_iser adds the iSER one beside it.
@@ -546,6 +562,18 @@ vm_check_iser_session() {
 }
 
 # vm_disk: print /dev/sdX of the (only) iSCSI session's LUN, waiting for it.
+# vm_disk_of IQN: /dev/NAME of the disk of the session to target IQN
+# (sessions to several targets at once), or fail
+vm_disk_of() {
+	local sd b
+	for sd in /sys/class/iscsi_session/session*; do
+		[ "$(cat "$sd/targetname" 2>/dev/null)" = "$1" ] || continue
+		for b in "$sd"/device/target*/*/block/*; do
+			[ -e "$b" ] && echo "/dev/$(basename "$b")" && return 0
+		done
+	done
+	return 1
+}
 vm_disk_sysfs() {
 	local b
 	for b in /sys/class/iscsi_session/session*/device/target*/*/block/*; do

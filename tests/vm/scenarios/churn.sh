@@ -36,18 +36,11 @@ while [ $# -gt 0 ]; do
 done
 
 iqn2=${VM_TARGET_IQN%:*}:tgt1
-t2=/iscsi/$iqn2/tpg1
 portal=$VM_TGT_IP:$VM_ISER_PORT
 vm_rxe_up
 vm_load_roles
 vm_target_setup
-vm_tcli "/backstores/ramdisk create name=lun1 size=16M" \
-	"/iscsi create $iqn2" \
-	"$t2/luns create /backstores/ramdisk/lun1" \
-	"$t2/portals create $VM_TGT_IP $VM_ISER_PORT" \
-	"$t2/portals/$VM_TGT_IP:$VM_ISER_PORT enable_iser true" \
-	"$t2/acls create $VM_INITIATOR_IQN" \
-	"$t2 set attribute authentication=0"
+vm_target_add "$iqn2" 16M
 vm_iscsid_start
 vm_node_new
 vm_node_set node.session.timeo.replacement_timeout 600
@@ -60,16 +53,7 @@ login2() {
 logout2() {
 	vm_run timeout 60 iscsiadm -m node -T "$iqn2" -p "$portal" -I iser --logout
 }
-disk2() { # the disk of the session to tgt1
-	local sd b
-	for sd in /sys/class/iscsi_session/session*; do
-		[ "$(cat "$sd/targetname" 2>/dev/null)" = "$iqn2" ] || continue
-		for b in "$sd"/device/target*/*/block/*; do
-			[ -e "$b" ] && echo "/dev/$(basename "$b")" && return 0
-		done
-	done
-	return 1
-}
+disk2() { vm_disk_of "$iqn2"; }
 stats=/sys/kernel/config/target/iscsi/$VM_TARGET_IQN/fabric_statistics/iscsi_login_stats
 accepts() { cat "$stats/accepts"; }
 accepted_since() { [ "$(accepts)" -gt "$1" ]; }

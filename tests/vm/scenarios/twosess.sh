@@ -8,19 +8,10 @@
 # roles: each session must have its own SCSI host.
 
 iqn2=${VM_TARGET_IQN%:*}:tgt1
-t2=/iscsi/$iqn2/tpg1
 vm_rxe_up
 vm_load_roles
 vm_target_setup
-vm_tcli "/backstores/ramdisk create name=lun1 size=$VM_LUN_SIZE" \
-	"/iscsi create $iqn2" \
-	"$t2/luns create /backstores/ramdisk/lun1" \
-	"$t2/portals create $VM_TGT_IP $VM_ISER_PORT" \
-	"$t2/portals/$VM_TGT_IP:$VM_ISER_PORT enable_iser true" \
-	"$t2/acls create $VM_INITIATOR_IQN" \
-	"$t2 set attribute authentication=0"
-[ "$(cat "/sys/kernel/config/target/iscsi/$iqn2/tpgt_1/np/$VM_TGT_IP:$VM_ISER_PORT/iser" 2>/dev/null)" = 1 ] ||
-	vm_fail "target: $iqn2 has no iSER portal in configfs"
+vm_target_add "$iqn2" "$VM_LUN_SIZE"
 vm_iscsid_start
 vm_node_new
 vm_must iscsiadm -m node -T "$iqn2" -p "$VM_TGT_IP:$VM_ISER_PORT" -I iser -o new
@@ -31,20 +22,10 @@ s=$(iscsiadm -m session 2>&1)
 vm_log "sessions: $s"
 [ "$(echo "$s" | grep -c "^iser: ")" = 2 ] || vm_fail "expected 2 iSER sessions: $s"
 
-disk_of() { # IQN: the disk of the session to IQN
-	local sd b
-	for sd in /sys/class/iscsi_session/session*; do
-		[ "$(cat "$sd/targetname")" = "$1" ] || continue
-		for b in "$sd"/device/target*/*/block/*; do
-			[ -e "$b" ] && echo "/dev/$(basename "$b")" && return 0
-		done
-	done
-	return 1
-}
-vm_wait 30 disk_of "$VM_TARGET_IQN" || vm_fail "no disk for $VM_TARGET_IQN"
-vm_wait 30 disk_of "$iqn2" || vm_fail "no disk for $iqn2"
-dev0=$(disk_of "$VM_TARGET_IQN")
-dev1=$(disk_of "$iqn2")
+vm_wait 30 vm_disk_of "$VM_TARGET_IQN" || vm_fail "no disk for $VM_TARGET_IQN"
+vm_wait 30 vm_disk_of "$iqn2" || vm_fail "no disk for $iqn2"
+dev0=$(vm_disk_of "$VM_TARGET_IQN")
+dev1=$(vm_disk_of "$iqn2")
 vm_wait 10 test -b "$dev0" -a -b "$dev1" || vm_fail "$dev0 or $dev1 did not appear"
 [ "$dev0" != "$dev1" ] || vm_fail "both sessions report $dev0"
 # one SCSI host per session, as open-iscsi expects of the transport
