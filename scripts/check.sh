@@ -88,6 +88,7 @@ many initramfs-check "$top/tests/pkg/initramfs-check.sh"
 echo "==== userspace"
 many unit make -s -C "$top/tests/unit" run
 many fuzz make -s -C "$top/tests/fuzz" run FUZZ_SECONDS="${FUZZ_SECONDS:-20}"
+many bench-report /usr/bin/python3 "$top/tests/vm/bench-report-test.py"
 
 echo "==== guests"
 one vm-tools make -s -C "$top/tests/vm/tools"

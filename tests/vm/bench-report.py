@@ -7,11 +7,15 @@
 #
 #   bench-report.py --kernel K LOGDIR OUTPREFIX
 #
-# Writes OUTPREFIX.txt (the table, also printed) and OUTPREFIX.json.
+# Writes OUTPREFIX.txt (the table, also printed), OUTPREFIX.json,
+# OUTPREFIX.csv (one row per pairing, workload and metric: every round's
+# value, the median and the ratio to the in-tree pair) and OUTPREFIX.png
+# (the IOPS ratios as bars, one group per workload; python3-matplotlib).
 # Exits 1 when a pairing has no complete result (a failed run is reported,
-# never averaged away).
+# never averaged away) or the chart cannot be drawn.
 
 import argparse
+import csv
 import json
 import os
 import re
@@ -70,6 +74,7 @@ def main():
     failed = []
     med = {}  # pair -> workload -> metric -> median
     memmed = {}  # pair -> mem_kb, slab_kb -> median
+    rounds_of = {}  # pair -> workload -> metric -> every round's value
     for pair, _ in PAIRS:
         if pair not in runs and pair != "intree":
             continue  # not asked for (bench.sh --pairings)
@@ -90,6 +95,8 @@ def main():
                 per.setdefault(r["workload"], []).append(r)
         med[pair] = {w: {m: statistics.median(x[m] for x in rs) for m, _, _ in METRICS}
                      for w, rs in per.items()}
+        rounds_of[pair] = {w: {m: [x[m] for x in rs] for m, _, _ in METRICS}
+                           for w, rs in per.items()}
 
     lines = ["iSER benchmark, kernel %s: median of %d round(s); ratio = pairing / in-tree pair"
              % (a.kernel, max((len(v) for v in runs.values()), default=0)),
@@ -141,7 +148,57 @@ def main():
         f.write(text)
     with open(a.out + ".json", "w") as f:
         json.dump(report, f, indent=1)
-    return 1 if failed else 0
+    write_csv(a.out + ".csv", a.kernel, med, rounds_of)
+    chart_ok = True
+    if med.get("intree") and len(med) > 1:
+        chart_ok = write_png(a.out + ".png", a.kernel, report)
+    return 1 if failed or not chart_ok else 0
+
+
+def write_csv(path, kernel, med, rounds_of):
+    ref = med.get("intree", {})
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["kernel", "pairing", "workload", "metric", "rounds",
+                    "values", "median", "ratio_to_intree"])
+        for pair, _ in PAIRS:
+            for wl in sorted(med.get(pair, {})):
+                for m, _, _ in METRICS:
+                    vals = rounds_of[pair][wl][m]
+                    base = ref.get(wl, {}).get(m)
+                    v = med[pair][wl][m]
+                    w.writerow([kernel, pair, wl, m, len(vals),
+                                ";".join("%.6g" % x for x in vals), "%.6g" % v,
+                                "%.4f" % (v / base) if base else ""])
+
+
+def write_png(path, kernel, report):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError as e:
+        sys.stderr.write("bench-report: no chart (%s): install python3-matplotlib\n" % e)
+        return False
+    pairs = [(p, label) for p, label in PAIRS
+             if p != "intree" and p in report["pairings"]]
+    workloads = sorted(report["pairings"]["intree"])
+    width = 0.8 / max(len(pairs), 1)
+    fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(workloads)), 4.5))
+    for i, (p, label) in enumerate(pairs):
+        ys = [report["pairings"][p].get(w, {}).get("iops_ratio") or 0 for w in workloads]
+        xs = [j + (i - (len(pairs) - 1) / 2) * width for j in range(len(workloads))]
+        ax.bar(xs, ys, width, label=label)
+    ax.axhline(1.0, color="black", linewidth=0.8)
+    ax.set_xticks(range(len(workloads)))
+    ax.set_xticklabels(workloads, rotation=20, ha="right")
+    ax.set_ylabel("IOPS / in-tree pair (median)")
+    ax.set_title("iSER benchmark, kernel %s" % kernel)
+    ax.legend(fontsize="small")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return True
 
 
 def fmt(r):
