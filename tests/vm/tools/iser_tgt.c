@@ -117,6 +117,10 @@
 #define CLOSE_SEC	20
 #define MAX_CASES	64
 #define NO_TRIGGER	(~0ULL)
+#define JUNK_SIZE	65536		/* random bytes for random RDMA Writes */
+#define LIVE_MAX	256		/* commands a connection holds */
+#define STALE_MAX	64		/* ITTs answered or of earlier connections */
+#define RETRY_MAX	3		/* Sends of one random PDU */
 
 enum tcase {
 	GOOD, RESERVED, LOGIN_DLEN, LOGIN_OP, DLEN, DLEN_BIG, PAD, SHORT, AHS,
@@ -145,12 +149,22 @@ struct cmd {
 	uint64_t va;
 	int lun0;
 	unsigned char cdb[16];
+	/* random mode */
+	int dirty;			/* random bytes written to its buffer */
+	int held;			/* answered later */
+	unsigned char bhs[ISDM_BHS_LEN];
 };
 
 static struct itool t;
 static struct ibv_mr *data_mr;
-/* ZERO_SIZE zeros (READ data), then INFO_SIZE bytes for other answers */
-static unsigned char data_buf[ZERO_SIZE + INFO_SIZE];
+/*
+ * ZERO_SIZE zeros (READ data; the pattern with -P), then INFO_SIZE bytes
+ * for other answers, then JUNK_SIZE random bytes (random mode)
+ */
+static unsigned char data_buf[ZERO_SIZE + INFO_SIZE + JUNK_SIZE];
+static int pattern;
+static int rmode;
+static uint32_t mrdsl = DSL_MAX;
 static uint64_t trigger_lba = NO_TRIGGER;
 static uint16_t next_tsih = 1;
 
@@ -258,7 +272,10 @@ static void put_be64(unsigned char *p, uint64_t v)
 	itool_put_be32(p + 4, (uint32_t)v);
 }
 
-/* The LUN: a 1 MiB disk of zeros. Sets @lba for READs, else leaves it. */
+/*
+ * The LUN: a 1 MiB disk of zeros (of the pattern with -P). Sets @lba for
+ * READs, else leaves it.
+ */
 static void emulate(const struct cmd *c, struct answer *a, uint64_t *lba)
 {
 	const unsigned char *cdb = c->cdb;
@@ -339,6 +356,13 @@ static void emulate(const struct cmd *c, struct answer *a, uint64_t *lba)
 	}
 	if (a->data == data_buf && a->len > (uint32_t)MAX_WRITES * ZERO_SIZE)
 		check(a, 0x05, 0x24);
+	/* -P: the LUN's own blocks, and none past its end */
+	if (pattern && a->data == data_buf && !a->status) {
+		if (*lba >= BLOCKS || a->len / 512 > BLOCKS - *lba)
+			check(a, 0x05, 0x21);	/* LBA OUT OF RANGE */
+		else
+			a->data = data_buf + *lba * 512;
+	}
 }
 
 /*
@@ -655,6 +679,13 @@ static int login_step(const unsigned char *msg, int len)
 		const char *kv = keys + off;
 
 		n += login_key(kv, out + n, DSL_MAX - n);
+		if (!strncmp(kv, "InitiatorRecvDataSegmentLength=", 31) ||
+		    !strncmp(kv, "MaxRecvDataSegmentLength=", 25)) {
+			unsigned long v = strtoul(strchr(kv, '=') + 1, NULL, 10);
+
+			if (v >= 512 && v < mrdsl)
+				mrdsl = v & ~3ul;
+		}
 		off += strlen(kv) + 1;
 	}
 	free(keys);
@@ -707,6 +738,529 @@ static int is_trigger(const struct cmd *c)
 }
 
 /*
+ * Random mode (-m random). PDU i of the sequence is drawn from its own
+ * PRNG state, xorshift64* seeded by splitmix64 of the seed and i, as
+ * iser_ffp's random mode does, so a sequence replays from any PDU.
+ */
+static unsigned long long seed;
+static unsigned long rcount = 10000, rfirst, ridx, rend;
+static unsigned int rshare = 50;
+static int rverbose, rdone;
+/* no random PDU before the first READ of block -t (the scan is done) */
+static int armed;
+static uint64_t rng;
+/* the commands of this connection the tool has not answered */
+static struct cmd live[LIVE_MAX];
+static int nr_live;
+/* ITTs answered, or of earlier connections: stale ones */
+static uint32_t stale[STALE_MAX];
+static unsigned int nr_stale;
+static int retries;
+
+static struct {
+	unsigned long sent, connections, closed, self_closed, unsent, cmds;
+	unsigned long responses, writes, invalidates, repaired, held;
+	unsigned long good_dirty, itt_reused;
+} rs;
+
+/* splitmix64 */
+static uint64_t rnd_mix(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ULL;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	x ^= x >> 31;
+	return x ? x : 1;
+}
+
+/* xorshift64* */
+static uint64_t rnd64(void)
+{
+	rng ^= rng >> 12;
+	rng ^= rng << 25;
+	rng ^= rng >> 27;
+	return rng * 0x2545f4914f6cdd1dULL;
+}
+
+/* [0, n) */
+static uint32_t rnd(uint32_t n)
+{
+	return n ? (uint32_t)((rnd64() >> 11) % n) : 0;
+}
+
+/* true @p percent of the time */
+static int pct(unsigned int p)
+{
+	return rnd(100) < p;
+}
+
+static void rnd_fill(unsigned char *p, uint32_t len)
+{
+	while (len--)
+		*p++ = (unsigned char)rnd64();
+}
+
+/* -P: the LUN's bytes; every 8-byte word names its own offset */
+static void lun_pattern(void)
+{
+	uint64_t v;
+	size_t i;
+
+	for (i = 0; i < ZERO_SIZE; i += 8) {
+		v = rnd_mix(0x15e7ULL << 32 | i);
+		memcpy(data_buf + i, &v, 8);
+	}
+}
+
+static int live_find(uint32_t itt)
+{
+	int i;
+
+	for (i = 0; i < nr_live; i++)
+		if (live[i].itt == itt)
+			return i;
+	return -1;
+}
+
+static void stale_add(uint32_t itt)
+{
+	stale[nr_stale++ % STALE_MAX] = itt;
+}
+
+/* the command @i is answered (or gone): its ITT is stale from now on */
+static void live_del(int i)
+{
+	stale_add(live[i].itt);
+	live[i] = live[--nr_live];
+}
+
+/* a sequence number: mostly @exp, sometimes near it or anywhere */
+static uint32_t rnd_sn(uint32_t exp)
+{
+	unsigned int r = rnd(100);
+
+	if (r < 70)
+		return exp;
+	if (r < 85)
+		return exp + rnd(17) - 8;
+	return (uint32_t)rnd64();
+}
+
+/* ExpCmdSN and MaxCmdSN at @bhs + 28: open, closed, invalid or odd */
+static void rnd_window(unsigned char *bhs)
+{
+	uint32_t exp = exp_cmd_sn, max = exp_cmd_sn + 63;
+	unsigned int r = rnd(100);
+
+	if (r < 70)
+		;
+	else if (r < 78)
+		max = exp - 1;			/* closed */
+	else if (r < 84)
+		max = exp - 2 - rnd(100);	/* invalid: below ExpCmdSN - 1 */
+	else if (r < 92) {
+		exp += rnd(17) - 8;
+		max = exp + rnd(128);
+	} else {
+		exp = (uint32_t)rnd64();
+		max = (uint32_t)rnd64();
+	}
+	itool_put_be32(bhs + 28, exp);
+	itool_put_be32(bhs + 32, max);
+}
+
+/* ITT of a random PDU: the command at hand, another issued one, stale, bogus */
+static uint32_t rnd_itt(int cur)
+{
+	unsigned int r = rnd(100);
+
+	if (r < 55 && cur >= 0)
+		return live[cur].itt;
+	if (r < 65 && nr_live)
+		return live[rnd(nr_live)].itt;
+	if (r < 80 && nr_stale)
+		return stale[rnd(nr_stale < STALE_MAX ? nr_stale : STALE_MAX)];
+	if (r < 88)
+		return 0xffffffff;
+	return (uint32_t)rnd64();
+}
+
+/* an STag to invalidate that is not the right one */
+static uint32_t rnd_wrong_stag(int cur)
+{
+	unsigned int r = rnd(3);
+
+	if (r == 0 && nr_live)
+		return live[rnd(nr_live)].stag;
+	if (r == 1 && cur >= 0)
+		return (live[cur].stag & ~0xffu) | ((live[cur].stag + 1) & 0xff);
+	return (uint32_t)rnd64();
+}
+
+static const unsigned char rnd_reasons[] = {
+	0x02, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c,
+};
+
+/*
+ * Send PDU ridx of the sequence, with the command live[@cur] (or none: -1)
+ * at hand. 0 when it went out, -1 when its Send failed (the connection is
+ * gone).
+ */
+static int rnd_pdu(int cur)
+{
+	struct ibv_send_wr w[MAX_WRITES + 1];
+	struct ibv_sge sge[MAX_WRITES + 1];
+	uint32_t hl = ISDM_HDR_LEN_EXT + ISDM_BHS_LEN, room = mrdsl;
+	uint32_t itt, dlen = 0, ahs = 0, inv = 0, woff = 0, wlen = 0, len;
+	unsigned char *bhs, *data, op, flags;
+	unsigned int k;
+	int tc, nw = 0, use_inv = 0, wc = -1, ret, good = 0;
+
+	rng = rnd_mix(seed ^ rnd_mix(ridx));
+	k = rnd(100);
+	if (k < 40)
+		op = ISDM_OP_SCSI_RSP;
+	else if (k < 50)
+		op = ISDM_OP_NOP_IN;
+	else if (k < 55)
+		op = ISDM_OP_TMF_RSP;
+	else if (k < 60)
+		op = ISDM_OP_TEXT_RSP;
+	else if (k < 64)
+		op = ISDM_OP_LOGOUT_RSP;
+	else if (k < 68)
+		op = ISDM_OP_R2T;
+	else if (k < 75)
+		op = ISDM_OP_DATA_IN;
+	else if (k < 82)
+		op = ISDM_OP_REJECT;
+	else if (k < 90)
+		op = ISDM_OP_ASYNC;
+	else if (k < 94)
+		op = ISDM_OP_LOGIN_RSP;
+	else if (k < 97)
+		op = 0x27 + rnd(10);		/* reserved: 0x27..0x30 */
+	else if (k < 99)
+		op = 0x33 + rnd(12);		/* reserved, vendor: 0x33..0x3e */
+	else
+		op = rnd(0x20);			/* an initiator opcode */
+	flags = pct(70) ? ISDM_BHS_FINAL : (unsigned char)rnd64();
+	itt = (op == ISDM_OP_NOP_IN || op == ISDM_OP_ASYNC ||
+	       op == ISDM_OP_REJECT) && pct(60) ? 0xffffffff : rnd_itt(cur);
+	tc = live_find(itt);
+
+	/* an RDMA Write of random bytes to a command's read buffer */
+	if (pct(15)) {
+		wc = cur >= 0 && pct(70) ? cur : nr_live ? (int)rnd(nr_live) : -1;
+		if (wc >= 0 && live[wc].rsv) {
+			uint32_t edtl = live[wc].edtl ? live[wc].edtl : 512;
+
+			woff = pct(70) ? rnd(edtl) : rnd(edtl + 16384);
+			wlen = 1 + rnd(16384);
+			memset(&w[0], 0, sizeof(w[0]));
+			sge[0].addr = (uintptr_t)(data_buf + ZERO_SIZE +
+						  INFO_SIZE);
+			sge[0].length = wlen;
+			sge[0].lkey = data_mr->lkey;
+			w[0].sg_list = &sge[0];
+			w[0].num_sge = 1;
+			w[0].opcode = IBV_WR_RDMA_WRITE;
+			w[0].wr.rdma.remote_addr = live[wc].va + woff;
+			w[0].wr.rdma.rkey = live[wc].stag;
+			nw = 1;
+			live[wc].dirty = 1;
+			rs.writes++;
+		} else {
+			wc = -1;
+		}
+	}
+
+	/* the data segment, AHS first, within the initiator's receive size */
+	if (pct(8)) {
+		ahs = 1 + rnd(4);
+		room -= ahs * 4;
+	}
+	switch (op) {
+	case ISDM_OP_SCSI_RSP:
+		if (pct(50))
+			dlen = pct(90) ? 2 + rnd(room < 300 ? room - 1 : 299) :
+			       rnd(room + 1);
+		break;
+	case ISDM_OP_REJECT:
+		dlen = pct(70) ? ISDM_BHS_LEN : rnd(room + 1);
+		break;
+	case ISDM_OP_DATA_IN:
+	case ISDM_OP_LOGIN_RSP:
+		dlen = pct(50) ? rnd(room + 1) : 0;
+		break;
+	default:
+		dlen = pct(25) ? rnd(room + 1) : 0;
+		break;
+	}
+	bhs = itool_pdu_start(&t, op, flags, dlen);
+	bhs[4] = pct(90) ? ahs : (unsigned char)rnd64();
+	data = bhs + ISDM_BHS_LEN;
+	rnd_fill(data, ahs * 4 + ((dlen + 3) & ~3u));
+	data += ahs * 4;
+	itool_put_be32(bhs + 16, itt);
+	if (pct(15))
+		rnd_fill(bhs + 8, 8);		/* LUN or reserved */
+	itool_put_be32(bhs + 24, rnd_sn(stat_sn));
+	if (op != ISDM_OP_DATA_IN && op != ISDM_OP_R2T &&
+	    !(op == ISDM_OP_NOP_IN && itt == 0xffffffff))
+		stat_sn++;
+	rnd_window(bhs);
+
+	switch (op) {
+	case ISDM_OP_SCSI_RSP: {
+		unsigned char st[] = { 0, 0, 0, 0, 0, 0, 2, 2, 2, 8, 0x18,
+				       0x28, 0x30 };
+		struct answer a;
+		uint64_t lba;
+
+		bhs[2] = pct(90) ? 0 : (unsigned char)rnd64();
+		bhs[3] = pct(90) ? st[rnd(sizeof(st))] : (unsigned char)rnd64();
+		if (tc >= 0 && pct(60)) {
+			uint32_t got = live[tc].rsv ? live[tc].edtl : 0;
+
+			bhs[1] = ISDM_BHS_FINAL | (got < live[tc].edtl ? 0x02 : 0);
+			itool_put_be32(bhs + 44, live[tc].edtl - got);
+		} else {
+			bhs[1] = ISDM_BHS_FINAL | (pct(70) ? 0 : rnd(0x7f));
+			itool_put_be32(bhs + 44, pct(50) ? 0 : (uint32_t)rnd64());
+			if (pct(20))
+				itool_put_be32(bhs + 40, (uint32_t)rnd64());
+		}
+		itool_put_be32(bhs + 36, pct(80) ? 0 : rnd(16));
+		if (dlen >= 2) {		/* SenseLength */
+			uint32_t sl = pct(60) ? dlen - 2 : rnd(65536);
+
+			data[0] = sl >> 8;
+			data[1] = sl;
+			if (dlen >= 4)
+				data[2] = pct(70) ? 0x70 : data[2];
+		}
+		if (tc >= 0 && !bhs[2] && !bhs[3]) {
+			/*
+			 * GOOD for a live command: its data must be what it
+			 * would be, so that status completing the command is
+			 * no lie of the tool's: deliver it (again), or make
+			 * it CHECK CONDITION when the command would not be
+			 * GOOD.
+			 */
+			emulate(&live[tc], &a, &lba);
+			if (a.status) {
+				bhs[3] = 2;
+			} else {
+				uint32_t n = a.len < live[tc].edtl ? a.len :
+					     live[tc].edtl;
+
+				if (n && live[tc].rsv) {
+					nw += data_writes(&live[tc], a.data, n,
+							  w + nw, sge + nw);
+					rs.repaired++;
+				}
+				live[tc].dirty = 0;
+				good = 1;
+			}
+		} else if (tc < 0 && !bhs[2] && !bhs[3]) {
+			/*
+			 * GOOD for an ITT the tool holds no command of: it
+			 * may be a command on its way to the tool, which
+			 * this would complete without its data. The
+			 * initiator cannot tell; so no GOOD.
+			 */
+			bhs[3] = 2;
+		}
+		if (tc >= 0 && send_inv && live[tc].rsv && pct(80)) {
+			use_inv = 1;
+			inv = pct(85) ? live[tc].stag : rnd_wrong_stag(cur);
+		}
+		if (good && live[tc].dirty)
+			rs.good_dirty++;
+		rs.responses++;
+		break;
+	}
+	case ISDM_OP_NOP_IN:
+		itool_put_be32(bhs + 20, pct(60) ? 0xffffffff :
+			       (uint32_t)rnd64());
+		break;
+	case ISDM_OP_TMF_RSP:
+		bhs[2] = pct(80) ? rnd(7) : (unsigned char)rnd64();
+		break;
+	case ISDM_OP_TEXT_RSP:
+		itool_put_be32(bhs + 20, pct(60) ? 0xffffffff :
+			       (uint32_t)rnd64());
+		break;
+	case ISDM_OP_LOGOUT_RSP:
+		bhs[2] = pct(80) ? rnd(4) : (unsigned char)rnd64();
+		bhs[40] = 0;
+		bhs[41] = rnd(3);		/* Time2Wait */
+		bhs[42] = 0;
+		bhs[43] = rnd(3);		/* Time2Retain */
+		break;
+	case ISDM_OP_R2T:
+	case ISDM_OP_DATA_IN:
+		itool_put_be32(bhs + 20, pct(50) ? 0xffffffff :
+			       (uint32_t)rnd64());
+		itool_put_be32(bhs + 36, rnd(4));	/* DataSN, R2TSN */
+		itool_put_be32(bhs + 40, pct(50) ? 0 : rnd(1 << 20));
+		itool_put_be32(bhs + 44, pct(50) ? 4096 : (uint32_t)rnd64());
+		if (op == ISDM_OP_DATA_IN && pct(50)) {
+			bhs[1] |= 0x81;			/* F, S: status */
+			bhs[3] = pct(60) ? 0 : (unsigned char)rnd64();
+		}
+		break;
+	case ISDM_OP_REJECT:
+		bhs[2] = pct(85) ? rnd_reasons[rnd(sizeof(rnd_reasons))] :
+			 (unsigned char)rnd64();
+		/* the rejected header: the command at hand's, or noise */
+		if (dlen >= ISDM_BHS_LEN && cur >= 0 && pct(60))
+			memcpy(data, live[cur].bhs, ISDM_BHS_LEN);
+		break;
+	case ISDM_OP_ASYNC:
+		/* every event; parameters small: Time2Wait is honoured */
+		bhs[36] = pct(85) ? rnd(6) : pct(50) ? 255 : (unsigned char)rnd64();
+		bhs[37] = (unsigned char)rnd64();
+		memset(bhs + 38, 0, 6);
+		bhs[39] = pct(70) ? 0 : (unsigned char)rnd64();
+		bhs[41] = rnd(3);
+		bhs[43] = rnd(3);
+		break;
+	case ISDM_OP_LOGIN_RSP:
+		bhs[2] = pct(70) ? 0 : (unsigned char)rnd64();
+		bhs[3] = pct(70) ? 0 : (unsigned char)rnd64();
+		rnd_fill(bhs + 8, 8);			/* ISID, TSIH */
+		bhs[36] = pct(50) ? 0 : rnd(4);		/* status class */
+		bhs[37] = pct(50) ? 0 : (unsigned char)rnd64();
+		break;
+	default:
+		rnd_fill(bhs + 20, 4);
+		rnd_fill(bhs + 36, 12);
+		break;
+	}
+	/* now and then one more word of noise anywhere past the ITT */
+	if (pct(10))
+		rnd_fill(bhs + 20 + 4 * rnd(7), 4);
+
+	/* the iSER header: flags, STags it should not carry, opcode */
+	k = rnd(100);
+	if (k < 8) {
+		t.tx_buf[0] = ISDM_OP_CTRL | rnd(16);
+		rnd_fill(t.tx_buf + 4, ISDM_HDR_LEN_EXT - 4);
+	} else if (k < 12) {
+		t.tx_buf[0] = rnd(16) << 4;	/* any iSER opcode */
+	} else if (k < 15) {
+		rnd_fill(t.tx_buf + 1, 3);
+	}
+	/* Send with Invalidate where the PDU has no business with one */
+	if (!use_inv && pct(send_inv ? 10 : 3)) {
+		use_inv = 1;
+		inv = pct(30) && tc >= 0 ? live[tc].stag : rnd_wrong_stag(cur);
+	}
+	if (use_inv)
+		rs.invalidates++;
+	len = hl + ahs * 4 + ((dlen + 3) & ~3u);
+	if (rverbose) {
+		printf("pdu %lu op=0x%02x flags=0x%02x itt=0x%08x%s dlen=%u ahs=%u iser=0x%02x",
+		       ridx, op, bhs[1], itt, tc >= 0 ? "(live)" : "", dlen,
+		       bhs[4], t.tx_buf[0]);
+		if (op == ISDM_OP_SCSI_RSP)
+			printf(" rsp=0x%02x status=0x%02x", bhs[2], bhs[3]);
+		if (use_inv)
+			printf(" inv=0x%08x", inv);
+		if (wc >= 0)
+			printf(" write=0x%08x+%u,%u", live[wc].stag, woff,
+			       wlen);
+		printf("\n");
+		fflush(stdout);
+	}
+	ret = post_rsp(len, w, nw, use_inv, inv);
+	/*
+	 * A Send flushed because the connection was already gone is sent
+	 * again on the next one, a few times at most; one that reached
+	 * the wire counts, whatever became of it.
+	 */
+	if (ret && !nw && (t.send_status < 0 ||
+			   t.send_status == IBV_WC_WR_FLUSH_ERR) &&
+	    ++retries < RETRY_MAX) {
+		return -1;
+	}
+	if (ret)
+		rs.unsent++;
+	retries = 0;
+	rs.sent++;
+	ridx++;
+	if (ridx >= rend && !rdone) {
+		rdone = 1;
+		printf("random done sent=%lu connections=%lu\n", rs.sent,
+		       rs.connections);
+		fflush(stdout);
+	}
+	/* a SCSI Response answers its command, whatever the initiator makes of it */
+	if (op == ISDM_OP_SCSI_RSP && tc >= 0)
+		live_del(tc);
+	return ret ? -1 : 0;
+}
+
+/*
+ * Answer every live command not held back (all with @all); -1 when a
+ * Send failed.
+ */
+static int answer_live(int all)
+{
+	int i = 0;
+
+	while (i < nr_live) {
+		if (!all && live[i].held) {
+			i++;
+			continue;
+		}
+		if (respond_ok(&live[i]))
+			return -1;
+		live_del(i);
+	}
+	return 0;
+}
+
+/* A SCSI Command in random mode. 0 to go on, -1 when a Send failed. */
+static int rnd_cmd(const unsigned char *msg)
+{
+	struct cmd c;
+	int i;
+
+	memset(&c, 0, sizeof(c));
+	parse_cmd(msg, &c);
+	memcpy(c.bhs, msg + ISDM_HDR_LEN_EXT, ISDM_BHS_LEN);
+	rs.cmds++;
+	if (answer_live(1))
+		return -1;
+	i = live_find(c.itt);
+	if (i >= 0) {
+		rs.itt_reused++;
+		live_del(i);
+	}
+	if (nr_live == LIVE_MAX)
+		return respond_ok(&c);
+	i = nr_live++;
+	live[i] = c;
+	if (!armed && is_trigger(&c))
+		armed = 1;
+	if (armed && ridx < rend &&
+	    rnd_mix(seed ^ rnd_mix(~rs.cmds)) % 100 < rshare) {
+		if (rnd_pdu(i))
+			return -1;
+		/* the PDU's own stream: hold the command back, sometimes */
+		i = live_find(c.itt);
+		if (i >= 0 && pct(20)) {
+			live[i].held = 1;
+			rs.held++;
+		}
+	}
+	return answer_live(0);
+}
+
+/*
  * One full-feature PDU. 0 to go on, 1 when the case was done (wait for
  * the initiator to close), -1 on a local error.
  */
@@ -729,10 +1283,14 @@ static int ffp_step(const unsigned char *msg)
 	case ISDM_OP_NOP_OUT:
 		if (itt == 0xffffffff)
 			return 0;	/* the answer to our ping */
+		if (rmode && answer_live(1))
+			return -1;
 		r = rsp_start(ISDM_OP_NOP_IN, ISDM_BHS_FINAL, 0, itt, 1);
 		itool_put_be32(r + 20, 0xffffffff);
 		return post_rsp(ISDM_HDR_LEN_EXT + ISDM_BHS_LEN, NULL, 0, 0, 0);
 	case ISDM_OP_SCSI_CMD:
+		if (rmode)
+			return rnd_cmd(msg);
 		parse_cmd(msg, &c);
 		if (have_held) {
 			/* inv-other: the held command's STag, not this one's */
@@ -755,6 +1313,17 @@ static int ffp_step(const unsigned char *msg)
 		}
 		return 1;
 	case ISDM_OP_TMF_REQ:
+		if (rmode) {
+			/* the tasks it ends are gone: no answer for them */
+			unsigned char f = bhs[1] & 0x7f;
+			int i = live_find(itool_get_be32(bhs + 20));
+
+			if (f == 1 && i >= 0)
+				live_del(i);
+			else if (f == 2 || f == 3 || (f >= 5 && f <= 7))
+				while (nr_live)
+					live_del(0);
+		}
 		rsp_start(ISDM_OP_TMF_RSP, ISDM_BHS_FINAL, 0, itt, 1);
 		ret = post_rsp(ISDM_HDR_LEN_EXT + ISDM_BHS_LEN, NULL, 0, 0, 0);
 		/* abort-late: ABORT TASK (function 1) of the held trigger */
@@ -771,7 +1340,9 @@ static int ffp_step(const unsigned char *msg)
 		itool_put_be32(r + 20, 0xffffffff);
 		return post_rsp(ISDM_HDR_LEN_EXT + ISDM_BHS_LEN, NULL, 0, 0, 0);
 	case ISDM_OP_LOGOUT_REQ:
-		logged_out = 1;
+		/* random mode: iscsid may log out on an Async Message */
+		if (!rmode || ridx >= rend)
+			logged_out = 1;
 		rsp_start(ISDM_OP_LOGOUT_RSP, ISDM_BHS_FINAL, 0, itt, 1);
 		post_rsp(ISDM_HDR_LEN_EXT + ISDM_BHS_LEN, NULL, 0, 0, 0);
 		return 1;
@@ -869,6 +1440,11 @@ static void serve(struct rdma_cm_event *ev, enum tcase c, double deadline)
 	stat_sn = 0;
 	exp_cmd_sn = 0;
 	t.closed = 0;
+	mrdsl = DSL_MAX;
+	while (nr_live)
+		live_del(0);		/* the last connection's: stale */
+	if (rmode)
+		rs.connections++;
 	if (accept_conn(ev)) {
 		fprintf(stderr, "iser_tgt: accepting the connection failed\n");
 		goto out;
@@ -877,6 +1453,19 @@ static void serve(struct rdma_cm_event *ev, enum tcase c, double deadline)
 		if (until && itool_now() > until)
 			break;
 		len = itool_recv(&t, &msg, 1);
+		if (rmode && len < 0 && logged_in && !until && !t.closed &&
+		    !t.pending) {
+			/* a second without a PDU: answer, and one more */
+			ret = answer_live(1);
+			if (!ret && armed && ridx < rend)
+				ret = rnd_pdu(-1);
+			if (ret) {
+				rdma_disconnect(t.id);
+				closed = "self";
+				break;
+			}
+			continue;
+		}
 		if (len < 0 || until)
 			continue;	/* nothing, or the case is done: wait */
 		if (logged_in && len > 0 && !hello_seen &&
@@ -896,6 +1485,12 @@ static void serve(struct rdma_cm_event *ev, enum tcase c, double deadline)
 				ret = login_step(msg, len);
 		} else {
 			ret = ffp_step(msg);
+		}
+		if (ret < 0 && rmode && logged_in) {
+			/* a Send failed: the connection is gone */
+			rdma_disconnect(t.id);
+			closed = "self";
+			break;
 		}
 		if (ret < 0)
 			break;
@@ -917,6 +1512,19 @@ out:
 		ibv_dereg_mr(data_mr);
 	data_mr = NULL;
 	itool_verbs_destroy(&t);
+	if (rmode) {
+		if (!strcmp(closed, "self"))
+			rs.self_closed++;
+		else if (t.closed || t.pending)
+			rs.closed++;
+		if (!rverbose)
+			return;
+		printf("connection %lu login=%s closed=%s next=%lu\n",
+		       rs.connections, itool_yes_no(logged_in, "ok"),
+		       t.closed || t.pending ? "yes" : closed, ridx);
+		fflush(stdout);
+		return;
+	}
 	printf("case=%s login=%s sent=%s closed=%s", case_names[c],
 	       itool_yes_no(logged_in, "ok"), itool_yes_no(sent, "yes"), closed);
 	if (hello_seen)
@@ -927,6 +1535,43 @@ out:
 	fflush(stdout);
 }
 
+/*
+ * Random mode: serve connections until the sequence is sent and the
+ * initiator logged out (or none came within @wait_sec); the summary line.
+ */
+static int random_main(double wait_sec, struct rdma_cm_id *listener)
+{
+	struct rdma_cm_event *ev;
+	double start = itool_now();
+
+	ridx = rfirst;
+	rend = rfirst + rcount;
+	rdone = rcount == 0;
+	rshare = rshare > 100 ? 100 : rshare;
+	printf("random seed=%llu first=%lu count=%lu ", seed, rfirst, rcount);
+	printf("(replay: iser_tgt -m random -s %llu -F %lu -N %lu)\n",
+	       seed, rfirst, rcount);
+	fflush(stdout);
+	while (!(ridx >= rend && logged_out)) {
+		ev = next_request(wait_sec);
+		if (!ev)
+			break;
+		serve(ev, GOOD, itool_now() + 86400);
+	}
+	printf("random seed=%llu sent=%lu connections=%lu good_dirty=%lu ",
+	       seed, rs.sent, rs.connections, rs.good_dirty);
+	printf("closed=%lu self_closed=%lu unsent=%lu cmds=%lu responses=%lu ",
+	       rs.closed, rs.self_closed, rs.unsent, rs.cmds, rs.responses);
+	printf("writes=%lu invalidates=%lu repaired=%lu held=%lu ",
+	       rs.writes, rs.invalidates, rs.repaired, rs.held);
+	printf("itt_reused=%lu seconds=%.0f\n", rs.itt_reused,
+	       itool_now() - start);
+	fflush(stdout);
+	rdma_destroy_id(listener);
+	rdma_destroy_event_channel(t.ch);
+	return ridx >= rend ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	enum tcase cases[MAX_CASES] = { GOOD };
@@ -934,13 +1579,43 @@ int main(int argc, char **argv)
 		.ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE,
 	};
 	struct rdma_cm_id *listener;
-	int opt, nr = 1, i;
+	int opt, nr = 1, i, dump = 0;
 	double wait_sec = 240;
 	char *s, *tok;
 	unsigned int k;
 
-	while ((opt = getopt(argc, argv, "c:t:w:")) != -1) {
+	while ((opt = getopt(argc, argv, "c:t:w:m:s:N:F:r:vPD")) != -1) {
 		switch (opt) {
+		case 'm':
+			if (strcmp(optarg, "random")) {
+				fprintf(stderr, "iser_tgt: bad mode %s\n",
+					optarg);
+				return 1;
+			}
+			rmode = 1;
+			pattern = 1;
+			break;
+		case 's':
+			seed = strtoull(optarg, NULL, 0);
+			break;
+		case 'N':
+			rcount = strtoul(optarg, NULL, 0);
+			break;
+		case 'F':
+			rfirst = strtoul(optarg, NULL, 0);
+			break;
+		case 'r':
+			rshare = strtoul(optarg, NULL, 0);
+			break;
+		case 'v':
+			rverbose = 1;
+			break;
+		case 'P':
+			pattern = 1;
+			break;
+		case 'D':
+			dump = 1;
+			break;
 		case 'c':
 			nr = 0;
 			for (s = optarg; (tok = strtok(s, ",")); s = NULL) {
@@ -965,8 +1640,17 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
+	if (pattern)
+		lun_pattern();
+	if (dump) {
+		/* -D: the LUN's content on stdout, for the scenario to compare */
+		return fwrite(data_buf, 1, ZERO_SIZE, stdout) == ZERO_SIZE ?
+		       0 : 1;
+	}
 	if (argc - optind != 2 || !nr) {
-		fprintf(stderr, "usage: iser_tgt [-c CASE,...] [-t LBA] [-w SECONDS] ADDR PORT\n");
+		fprintf(stderr, "usage: iser_tgt [-c CASE,...] [-t LBA] [-w SECONDS] [-P] ADDR PORT\n"
+			"       iser_tgt -m random [-s SEED] [-N COUNT] [-F FIRST] [-r SHARE] [-v] [-w SECONDS] ADDR PORT\n"
+			"       iser_tgt [-P] -D\n");
 		return 1;
 	}
 	if (getaddrinfo(argv[optind], argv[optind + 1], &hints, &ai)) {
@@ -984,6 +1668,8 @@ int main(int argc, char **argv)
 	freeaddrinfo(ai);
 	fprintf(stderr, "iser_tgt: %s listening on %s:%s, %d cases\n",
 		TARGET_IQN, argv[optind], argv[optind + 1], nr);
+	if (rmode)
+		return random_main(wait_sec, listener);
 	for (i = 0; i < nr; i++) {
 		struct rdma_cm_event *ev = next_request(wait_sec);
 
