@@ -139,7 +139,10 @@ for f in "$VM_SCEN_DIR"/reader.*; do
 	ok=$((ok + o)) err=$((err + e)) bad=$((bad + b))
 done
 vm_log "random part: $took s, reads ok=$ok failed=$err wrong=$bad, logins again=$relogins"
-done_sent || vm_log "the sequence did not finish within $limit s: $(tail -n 1 "$out")"
+if ! done_sent; then
+	vm_log "the sequence did not finish within $limit s: stopping it"
+	kill -USR1 "$tpid" 2>/dev/null
+fi
 
 # what the tool, the session and iscsid last said, for a failure reason
 state() {
@@ -168,14 +171,13 @@ for _ in 1 2 3; do
 	sleep 5
 done
 vm_log "after the random part: the whole disk reads back $whole"
-if done_sent; then
-	vm_iser_tgt_logout
-else
-	# the tool is still at it: stop it, the summary is what counts
-	vm_run timeout 60 iscsiadm -m node -T "$VM_ISER_TGT_IQN" -p "$portal" -I iser --logout
-	kill "$tpid" 2>/dev/null
-	wait "$tpid"
-fi
+# the tool exits after the logout: 0 when every PDU went out
+vm_run timeout 60 iscsiadm -m node -T "$VM_ISER_TGT_IQN" -p "$portal" -I iser --logout ||
+	vm_fail "logout from iser_tgt failed"
+vm_wait 15 vm_no_sessions || vm_fail "session still present after logout"
+vm_wait 30 sh -c "! kill -0 $tpid" || { kill "$tpid"; vm_log "iser_tgt did not finish"; }
+wait "$tpid"
+vm_log "iser_tgt exit status $?"
 vm_log "iser_tgt -m random -s $seed -N $count:"
 grep -v '^pdu ' "$out" | head -n 20 | while read -r line; do vm_log "  $line"; done
 [ ${#verbose[@]} -eq 0 ] || cp "$out" "$VM_SCEN_DIR/iser_tgt.verbose"

@@ -90,13 +90,94 @@
  * (a line each) until the initiator logs out or none comes within -w
  * seconds.
  *
- * usage: iser_tgt [-c CASE,...] [-t LBA] [-w SECONDS] ADDR PORT.  Exit
+ * usage: iser_tgt [-c CASE,...] [-t LBA] [-w SECONDS] [-P] ADDR PORT.  Exit
  * status 0 when every case got a connection, 1 on a local error or when
  * no connection came within -w seconds (default 240).
+ *
+ * -P serves a LUN of a pattern instead of zeros: every 8-byte word is
+ * splitmix64 of its byte offset, so data from the wrong place or of no
+ * command shows; READ past the end gets LOGICAL BLOCK ADDRESS OUT OF
+ * RANGE. `iser_tgt [-P] -D` prints the LUN's 1 MiB on stdout and exits.
+ *
+ * The randomized mode, iser_tgt -m random [-s SEED] [-N COUNT] [-F FIRST]
+ * [-r SHARE] [-t LBA] [-v] [-w SECONDS] ADDR PORT, serves the pattern LUN
+ * (-P) and, from the first READ of block -t LBA on (every command before
+ * it, the scan, is answered properly; without -t from the first command),
+ * puts a PDU of the sequence SEED (default 0) gives in front of the
+ * answer of SHARE percent (default 50) of the SCSI Commands, and one more
+ * after each second without a PDU from the initiator, until COUNT (-N,
+ * default 10000) PDUs from PDU FIRST (-F, default 0) on are sent. PDU i
+ * is drawn from its own PRNG state (xorshift64* seeded by splitmix64 of
+ * SEED and i, as in iser_ffp's random mode), so a sequence replays from
+ * any PDU; which commands and ITTs it meets depends on the initiator's
+ * timing. Every PDU is well framed: an iSER header of control type, a
+ * 48-byte BHS, an AHS as long as TotalAHSLength says, a data segment of
+ * DataSegmentLength (padded), all within the initiator's declared
+ * receive size (InitiatorRecvDataSegmentLength / MaxRecvDataSegmentLength,
+ * at most 8192). 70 in 100 are plausible, what a correct initiator takes
+ * (so that several fit on one connection): a SCSI Response for an issued
+ * command (random status, response now and then, residual flags and
+ * counts, sense data with a SenseLength mostly consistent), a NOP-In ping
+ * (random TTT, no data), an Async Message of event 0, 4 or 255, a
+ * Reject (of the command's header); the rest are hostile: every target
+ * opcode (SCSI, TMF, Text, Logout and Login Response, NOP-In, R2T,
+ * Data-In with and without status, Reject, Async Message of every event),
+ * reserved and vendor opcodes 0x27-0x30, 0x33-0x3e, and initiator
+ * opcodes; random flags, ITTs (the command's, another issued one, stale
+ * ones, 0xffffffff, bogus), LUN bytes, AHS, noise in the BHS, iSER header
+ * reserved bits and Write/Read STags and VAs. For all: StatSN mostly the
+ * expected one, sometimes near or anywhere; ExpCmdSN/MaxCmdSN an open,
+ * closed, invalid (MaxCmdSN < ExpCmdSN - 1) or arbitrary window; 15 in
+ * 100 come after an RDMA Write of random bytes to a live command's read
+ * STag (inside the buffer for plausible PDUs, anywhere up to 16 KiB past
+ * it for hostile ones); a SCSI Response for a command invalidates its
+ * STag (Send with Invalidate, when negotiated) mostly, a wrong one now
+ * and then (hostile); hostile PDUs invalidate a random or another
+ * command's STag sometimes, also where Send with Invalidate was not
+ * negotiated. Async Messages keep their Time2Wait and Time2Retain at 0-2
+ * s, so iscsid's waits stay short. A command gets a PDU's SCSI Response
+ * or, when its ITT stays live, its proper answer right after (or held
+ * back until the next command, 20 in 100), the data always written in
+ * full again. A GOOD SCSI Response goes out only with the command's
+ * correct data written just before it (when the command would not be
+ * GOOD, CHECK CONDITION instead), never for an ITT the tool holds no
+ * command of (it may be a command on its way, which GOOD would complete
+ * without data): so wrong data that reaches the application is the
+ * initiator's doing, and the scenario reading through the initiator
+ * verifies every read against the pattern.
+ *
+ * When the connection goes (the initiator drops it, or a Send fails and
+ * the tool drops it), the tool accepts the next one, answers its login
+ * properly and goes on with the next PDU; a PDU whose Send was flushed
+ * (the connection was already gone) is sent again, three times at most.
+ * Task Management ends the tasks it names (they get no answer). SIGUSR1
+ * stops the sequence where it is (the tool serves properly from then on,
+ * and exits 1). The first
+ * line names the seed and how to replay it; "random done sent=N
+ * connections=C" when the COUNT PDUs are out (the tool serves properly
+ * from then on, until the initiator logs out); -v prints each PDU and
+ * connection; the last line, on the logout or when no connection came
+ * within -w seconds, is
+ *
+ *   random seed=S sent=N connections=C good_dirty=0 closed=M
+ *   self_closed=X unsent=U cmds=K responses=R writes=W invalidates=I
+ *   repaired=P held=H hostile=Y itt_reused=Z seconds=T
+ *
+ * (one line): closed counts connections the initiator ended, self_closed
+ * those the tool ended after a failed Send, unsent PDUs counted although
+ * their Send failed (the connection broke under them or they were tried
+ * three times), cmds SCSI Commands received, responses random SCSI
+ * Responses for a live command, writes random RDMA Writes, repaired the
+ * GOOD responses whose data went again in front of them, itt_reused new
+ * commands with the ITT of one the tool still held (the initiator ended
+ * it some other way: not a fault in itself). good_dirty, a GOOD sent for
+ * a command whose buffer held random bytes, is the tool's own check and
+ * must be 0. Exit status 0 when every PDU was sent.
  */
 #include <errno.h>
 #include <netdb.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,6 +202,7 @@
 #define LIVE_MAX	256		/* commands a connection holds */
 #define STALE_MAX	64		/* ITTs answered or of earlier connections */
 #define RETRY_MAX	3		/* Sends of one random PDU */
+#define RND_HOSTILE	30		/* percent of random PDUs: anything */
 
 enum tcase {
 	GOOD, RESERVED, LOGIN_DLEN, LOGIN_OP, DLEN, DLEN_BIG, PAD, SHORT, AHS,
@@ -748,6 +830,14 @@ static unsigned int rshare = 50;
 static int rverbose, rdone;
 /* no random PDU before the first READ of block -t (the scan is done) */
 static int armed;
+/* SIGUSR1: no more random PDUs, serve properly from now on */
+static volatile sig_atomic_t rstop;
+
+static void rnd_stop(int sig)
+{
+	(void)sig;
+	rstop = 1;
+}
 static uint64_t rng;
 /* the commands of this connection the tool has not answered */
 static struct cmd live[LIVE_MAX];
@@ -760,7 +850,7 @@ static int retries;
 static struct {
 	unsigned long sent, connections, closed, self_closed, unsent, cmds;
 	unsigned long responses, writes, invalidates, repaired, held;
-	unsigned long good_dirty, itt_reused;
+	unsigned long good_dirty, itt_reused, hostile;
 } rs;
 
 /* splitmix64 */
@@ -914,11 +1004,27 @@ static int rnd_pdu(int cur)
 	uint32_t itt, dlen = 0, ahs = 0, inv = 0, woff = 0, wlen = 0, len;
 	unsigned char *bhs, *data, op, flags;
 	unsigned int k;
-	int tc, nw = 0, use_inv = 0, wc = -1, ret, good = 0;
+	int tc, nw = 0, use_inv = 0, wc = -1, ret, good = 0, hostile;
 
 	rng = rnd_mix(seed ^ rnd_mix(ridx));
+	/*
+	 * Most PDUs are plausible ones a correct initiator takes (SCSI
+	 * Responses for issued commands, pings, Async Messages, Rejects):
+	 * many fit on one connection. The hostile rest, anything framed
+	 * right, ends it most of the time.
+	 */
+	hostile = pct(RND_HOSTILE);
 	k = rnd(100);
-	if (k < 40)
+	if (!hostile) {
+		if (k < 60 && nr_live)
+			op = ISDM_OP_SCSI_RSP;
+		else if (k < 80)
+			op = ISDM_OP_NOP_IN;
+		else if (k < 92)
+			op = ISDM_OP_ASYNC;
+		else
+			op = ISDM_OP_REJECT;
+	} else if (k < 40)
 		op = ISDM_OP_SCSI_RSP;
 	else if (k < 50)
 		op = ISDM_OP_NOP_IN;
@@ -944,9 +1050,15 @@ static int rnd_pdu(int cur)
 		op = 0x33 + rnd(12);		/* reserved, vendor: 0x33..0x3e */
 	else
 		op = rnd(0x20);			/* an initiator opcode */
-	flags = pct(70) ? ISDM_BHS_FINAL : (unsigned char)rnd64();
-	itt = (op == ISDM_OP_NOP_IN || op == ISDM_OP_ASYNC ||
-	       op == ISDM_OP_REJECT) && pct(60) ? 0xffffffff : rnd_itt(cur);
+	flags = !hostile || pct(70) ? ISDM_BHS_FINAL : (unsigned char)rnd64();
+	if (!hostile)
+		itt = op != ISDM_OP_SCSI_RSP ? 0xffffffff :
+		      cur >= 0 && pct(80) ? live[cur].itt :
+		      live[rnd(nr_live)].itt;
+	else
+		itt = (op == ISDM_OP_NOP_IN || op == ISDM_OP_ASYNC ||
+		       op == ISDM_OP_REJECT) && pct(60) ? 0xffffffff :
+		      rnd_itt(cur);
 	tc = live_find(itt);
 
 	/* an RDMA Write of random bytes to a command's read buffer */
@@ -955,8 +1067,9 @@ static int rnd_pdu(int cur)
 		if (wc >= 0 && live[wc].rsv) {
 			uint32_t edtl = live[wc].edtl ? live[wc].edtl : 512;
 
-			woff = pct(70) ? rnd(edtl) : rnd(edtl + 16384);
-			wlen = 1 + rnd(16384);
+			woff = !hostile || pct(70) ? rnd(edtl) :
+			       rnd(edtl + 16384);
+			wlen = 1 + rnd(hostile ? 16384 : edtl - woff);
 			memset(&w[0], 0, sizeof(w[0]));
 			sge[0].addr = (uintptr_t)(data_buf + ZERO_SIZE +
 						  INFO_SIZE);
@@ -976,18 +1089,23 @@ static int rnd_pdu(int cur)
 	}
 
 	/* the data segment, AHS first, within the initiator's receive size */
-	if (pct(8)) {
+	if (hostile && pct(25)) {
 		ahs = 1 + rnd(4);
 		room -= ahs * 4;
 	}
 	switch (op) {
 	case ISDM_OP_SCSI_RSP:
+	case ISDM_OP_ASYNC:
 		if (pct(50))
 			dlen = pct(90) ? 2 + rnd(room < 300 ? room - 1 : 299) :
 			       rnd(room + 1);
 		break;
 	case ISDM_OP_REJECT:
-		dlen = pct(70) ? ISDM_BHS_LEN : rnd(room + 1);
+		dlen = !hostile || pct(70) ? ISDM_BHS_LEN : rnd(room + 1);
+		break;
+	case ISDM_OP_NOP_IN:
+		/* an unsolicited NOP-In carries no ping data (RFC 3720 10.19) */
+		dlen = hostile && pct(25) ? rnd(room + 1) : 0;
 		break;
 	case ISDM_OP_DATA_IN:
 	case ISDM_OP_LOGIN_RSP:
@@ -998,12 +1116,12 @@ static int rnd_pdu(int cur)
 		break;
 	}
 	bhs = itool_pdu_start(&t, op, flags, dlen);
-	bhs[4] = pct(90) ? ahs : (unsigned char)rnd64();
+	bhs[4] = ahs;
 	data = bhs + ISDM_BHS_LEN;
 	rnd_fill(data, ahs * 4 + ((dlen + 3) & ~3u));
 	data += ahs * 4;
 	itool_put_be32(bhs + 16, itt);
-	if (pct(15))
+	if (pct(hostile ? 30 : 5))
 		rnd_fill(bhs + 8, 8);		/* LUN or reserved */
 	itool_put_be32(bhs + 24, rnd_sn(stat_sn));
 	if (op != ISDM_OP_DATA_IN && op != ISDM_OP_R2T &&
@@ -1018,7 +1136,7 @@ static int rnd_pdu(int cur)
 		struct answer a;
 		uint64_t lba;
 
-		bhs[2] = pct(90) ? 0 : (unsigned char)rnd64();
+		bhs[2] = pct(hostile ? 80 : 95) ? 0 : (unsigned char)rnd64();
 		bhs[3] = pct(90) ? st[rnd(sizeof(st))] : (unsigned char)rnd64();
 		if (tc >= 0 && pct(60)) {
 			uint32_t got = live[tc].rsv ? live[tc].edtl : 0;
@@ -1026,7 +1144,9 @@ static int rnd_pdu(int cur)
 			bhs[1] = ISDM_BHS_FINAL | (got < live[tc].edtl ? 0x02 : 0);
 			itool_put_be32(bhs + 44, live[tc].edtl - got);
 		} else {
-			bhs[1] = ISDM_BHS_FINAL | (pct(70) ? 0 : rnd(0x7f));
+			/* o, u bits (plausible), or any */
+			bhs[1] = ISDM_BHS_FINAL | (pct(50) ? 0 : hostile ?
+				 rnd(0x80) : rnd(0x20) & 0x1e);
 			itool_put_be32(bhs + 44, pct(50) ? 0 : (uint32_t)rnd64());
 			if (pct(20))
 				itool_put_be32(bhs + 40, (uint32_t)rnd64());
@@ -1074,7 +1194,8 @@ static int rnd_pdu(int cur)
 		}
 		if (tc >= 0 && send_inv && live[tc].rsv && pct(80)) {
 			use_inv = 1;
-			inv = pct(85) ? live[tc].stag : rnd_wrong_stag(cur);
+			inv = !hostile || pct(70) ? live[tc].stag :
+			      rnd_wrong_stag(cur);
 		}
 		if (good && live[tc].dirty)
 			rs.good_dirty++;
@@ -1118,15 +1239,29 @@ static int rnd_pdu(int cur)
 		if (dlen >= ISDM_BHS_LEN && cur >= 0 && pct(60))
 			memcpy(data, live[cur].bhs, ISDM_BHS_LEN);
 		break;
-	case ISDM_OP_ASYNC:
+	case ISDM_OP_ASYNC: {
+		/* plausible: those that do not end the connection */
+		static const unsigned char ev[] = { 0, 4, 255 };
+
 		/* every event; parameters small: Time2Wait is honoured */
-		bhs[36] = pct(85) ? rnd(6) : pct(50) ? 255 : (unsigned char)rnd64();
+		if (!hostile)
+			bhs[36] = ev[rnd(sizeof(ev))];
+		else
+			bhs[36] = pct(85) ? rnd(6) : pct(50) ? 255 :
+				  (unsigned char)rnd64();
+		if (dlen >= 2) {		/* SenseLength */
+			uint32_t sl = pct(80) ? dlen - 2 : rnd(65536);
+
+			data[0] = sl >> 8;
+			data[1] = sl;
+		}
 		bhs[37] = (unsigned char)rnd64();
 		memset(bhs + 38, 0, 6);
 		bhs[39] = pct(70) ? 0 : (unsigned char)rnd64();
 		bhs[41] = rnd(3);
 		bhs[43] = rnd(3);
 		break;
+	}
 	case ISDM_OP_LOGIN_RSP:
 		bhs[2] = pct(70) ? 0 : (unsigned char)rnd64();
 		bhs[3] = pct(70) ? 0 : (unsigned char)rnd64();
@@ -1140,21 +1275,23 @@ static int rnd_pdu(int cur)
 		break;
 	}
 	/* now and then one more word of noise anywhere past the ITT */
-	if (pct(10))
+	if (hostile && pct(30))
 		rnd_fill(bhs + 20 + 4 * rnd(7), 4);
 
-	/* the iSER header: flags, STags it should not carry, opcode */
-	k = rnd(100);
-	if (k < 8) {
-		t.tx_buf[0] = ISDM_OP_CTRL | rnd(16);
-		rnd_fill(t.tx_buf + 4, ISDM_HDR_LEN_EXT - 4);
-	} else if (k < 12) {
-		t.tx_buf[0] = rnd(16) << 4;	/* any iSER opcode */
-	} else if (k < 15) {
+	/*
+	 * The iSER header: always control type; reserved bits (to be
+	 * ignored), or Write/Read STag valid with random STags and VAs,
+	 * which a target's control PDU does not carry
+	 */
+	if (!hostile && pct(10)) {
+		t.tx_buf[0] |= rnd(4);
+	} else if (hostile && pct(30)) {
+		t.tx_buf[0] |= rnd(16);
 		rnd_fill(t.tx_buf + 1, 3);
+		rnd_fill(t.tx_buf + 4, ISDM_HDR_LEN_EXT - 4);
 	}
 	/* Send with Invalidate where the PDU has no business with one */
-	if (!use_inv && pct(send_inv ? 10 : 3)) {
+	if (hostile && !use_inv && pct(send_inv ? 20 : 5)) {
 		use_inv = 1;
 		inv = pct(30) && tc >= 0 ? live[tc].stag : rnd_wrong_stag(cur);
 	}
@@ -1162,9 +1299,10 @@ static int rnd_pdu(int cur)
 		rs.invalidates++;
 	len = hl + ahs * 4 + ((dlen + 3) & ~3u);
 	if (rverbose) {
-		printf("pdu %lu op=0x%02x flags=0x%02x itt=0x%08x%s dlen=%u ahs=%u iser=0x%02x",
-		       ridx, op, bhs[1], itt, tc >= 0 ? "(live)" : "", dlen,
-		       bhs[4], t.tx_buf[0]);
+		printf("pdu %lu %s op=0x%02x flags=0x%02x itt=0x%08x%s dlen=%u ahs=%u iser=0x%02x",
+		       ridx, hostile ? "hostile" : "plausible", op, bhs[1],
+		       itt, tc >= 0 ? "(live)" : "", dlen, bhs[4],
+		       t.tx_buf[0]);
 		if (op == ISDM_OP_SCSI_RSP)
 			printf(" rsp=0x%02x status=0x%02x", bhs[2], bhs[3]);
 		if (use_inv)
@@ -1188,6 +1326,7 @@ static int rnd_pdu(int cur)
 	}
 	if (ret)
 		rs.unsent++;
+	rs.hostile += hostile;
 	retries = 0;
 	rs.sent++;
 	ridx++;
@@ -1246,6 +1385,8 @@ static int rnd_cmd(const unsigned char *msg)
 	live[i] = c;
 	if (!armed && is_trigger(&c))
 		armed = 1;
+	if (rstop)
+		armed = 0;
 	if (armed && ridx < rend &&
 	    rnd_mix(seed ^ rnd_mix(~rs.cmds)) % 100 < rshare) {
 		if (rnd_pdu(i))
@@ -1341,7 +1482,7 @@ static int ffp_step(const unsigned char *msg)
 		return post_rsp(ISDM_HDR_LEN_EXT + ISDM_BHS_LEN, NULL, 0, 0, 0);
 	case ISDM_OP_LOGOUT_REQ:
 		/* random mode: iscsid may log out on an Async Message */
-		if (!rmode || ridx >= rend)
+		if (!rmode || ridx >= rend || rstop)
 			logged_out = 1;
 		rsp_start(ISDM_OP_LOGOUT_RSP, ISDM_BHS_FINAL, 0, itt, 1);
 		post_rsp(ISDM_HDR_LEN_EXT + ISDM_BHS_LEN, NULL, 0, 0, 0);
@@ -1457,7 +1598,7 @@ static void serve(struct rdma_cm_event *ev, enum tcase c, double deadline)
 		    !t.pending) {
 			/* a second without a PDU: answer, and one more */
 			ret = answer_live(1);
-			if (!ret && armed && ridx < rend)
+			if (!ret && armed && !rstop && ridx < rend)
 				ret = rnd_pdu(-1);
 			if (ret) {
 				rdma_disconnect(t.id);
@@ -1552,7 +1693,8 @@ static int random_main(double wait_sec, struct rdma_cm_id *listener)
 	printf("(replay: iser_tgt -m random -s %llu -F %lu -N %lu)\n",
 	       seed, rfirst, rcount);
 	fflush(stdout);
-	while (!(ridx >= rend && logged_out)) {
+	signal(SIGUSR1, rnd_stop);
+	while (!((ridx >= rend || rstop) && logged_out)) {
 		ev = next_request(wait_sec);
 		if (!ev)
 			break;
@@ -1564,7 +1706,8 @@ static int random_main(double wait_sec, struct rdma_cm_id *listener)
 	       rs.closed, rs.self_closed, rs.unsent, rs.cmds, rs.responses);
 	printf("writes=%lu invalidates=%lu repaired=%lu held=%lu ",
 	       rs.writes, rs.invalidates, rs.repaired, rs.held);
-	printf("itt_reused=%lu seconds=%.0f\n", rs.itt_reused,
+	printf("hostile=%lu itt_reused=%lu seconds=%.0f\n", rs.hostile,
+	       rs.itt_reused,
 	       itool_now() - start);
 	fflush(stdout);
 	rdma_destroy_id(listener);
