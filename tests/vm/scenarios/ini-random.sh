@@ -124,7 +124,7 @@ while ! done_sent && [ $((SECONDS - start)) -lt "$limit" ]; do
 			-I iser --login >/dev/null 2>&1
 	fi
 	if [ $SECONDS -ge $next ]; then
-		vm_log "progress: $(grep -c '' "$out") lines, readers $(cat "$VM_SCEN_DIR"/reader.* 2>/dev/null | tr '\n' ' ')"
+		vm_log "progress: $(grep '^random ' "$out" | tail -n 1), readers (ok failed wrong) $(cat "$VM_SCEN_DIR"/reader.* 2>/dev/null | tr '\n' ' ')"
 		next=$((SECONDS + 30))
 	fi
 	sleep 2
@@ -179,14 +179,14 @@ vm_wait 30 sh -c "! kill -0 $tpid" || { kill "$tpid"; vm_log "iser_tgt did not f
 wait "$tpid"
 vm_log "iser_tgt exit status $?"
 vm_log "iser_tgt -m random -s $seed -N $count:"
-grep -v '^pdu ' "$out" | head -n 20 | while read -r line; do vm_log "  $line"; done
+grep -v -e '^pdu ' -e '^random progress' "$out" | head -n 20 | while read -r line; do vm_log "  $line"; done
 [ ${#verbose[@]} -eq 0 ] || cp "$out" "$VM_SCEN_DIR/iser_tgt.verbose"
 sum=$(grep '^random seed=.* sent=' "$out" | tail -n 1)
 vm_log "summary: ${sum:-none}"
 sent=$(echo "$sum" | sed -n 's/.* sent=\([0-9]*\) .*/\1/p')
 conns=$(echo "$sum" | sed -n 's/.* connections=\([0-9]*\) .*/\1/p')
 [ -z "$sent" ] || [ "$took" -eq 0 ] ||
-	vm_log "rate: $sent PDUs, $conns connections in $took s ($((sent / took)) PDUs/s, $(((conns + took - 1) / took)) connections/s at most)"
+	vm_log "rate: $sent PDUs, $conns connections in $took s: $(awk "BEGIN { printf \"%.2f PDUs/s, %.2f connections/s\", $sent / $took, $conns / $took }")"
 
 if [ "$VM_INITIATOR" = ours ]; then
 	re="^random seed=$seed sent=$count connections=[0-9]+ good_dirty=0 "

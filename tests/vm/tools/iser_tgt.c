@@ -154,7 +154,8 @@
  * stops the sequence where it is (the tool serves properly from then on,
  * and exits 1). The first
  * line names the seed and how to replay it; "random done sent=N
- * connections=C" when the COUNT PDUs are out (the tool serves properly
+ * connections=C" when the COUNT PDUs are out, "random progress sent=N
+ * connections=C" every 100 before (the tool serves properly
  * from then on, until the initiator logs out); -v prints each PDU and
  * connection; the last line, on the logout or when no connection came
  * within -w seconds, is
@@ -1330,6 +1331,11 @@ static int rnd_pdu(int cur)
 	retries = 0;
 	rs.sent++;
 	ridx++;
+	if (!(rs.sent % 100) && !rverbose) {
+		printf("random progress sent=%lu connections=%lu\n", rs.sent,
+		       rs.connections);
+		fflush(stdout);
+	}
 	if (ridx >= rend && !rdone) {
 		rdone = 1;
 		printf("random done sent=%lu connections=%lu\n", rs.sent,
