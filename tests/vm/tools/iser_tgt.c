@@ -831,14 +831,18 @@ static unsigned int rshare = 50;
 static int rverbose, rdone;
 /* no random PDU before the first READ of block -t (the scan is done) */
 static int armed;
-/* SIGUSR1: no more random PDUs, serve properly from now on */
-static volatile sig_atomic_t rstop;
+/*
+ * SIGUSR1: no more random PDUs, serve properly from now on (read after
+ * calls into libibverbs and poll(), never cached across them)
+ */
+static sig_atomic_t rstop;
 
 static void rnd_stop(int sig)
 {
 	(void)sig;
 	rstop = 1;
 }
+
 static uint64_t rng;
 /* the commands of this connection the tool has not answered */
 static struct cmd live[LIVE_MAX];
@@ -992,6 +996,28 @@ static const unsigned char rnd_reasons[] = {
 	0x02, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c,
 };
 
+/* A hostile PDU's opcode for @k in [0, 100): every one a target sends, and more */
+static unsigned char rnd_hostile_op(unsigned int k)
+{
+	static const struct { unsigned int below; unsigned char op; } ops[] = {
+		{ 40, ISDM_OP_SCSI_RSP }, { 50, ISDM_OP_NOP_IN },
+		{ 55, ISDM_OP_TMF_RSP }, { 60, ISDM_OP_TEXT_RSP },
+		{ 64, ISDM_OP_LOGOUT_RSP }, { 68, ISDM_OP_R2T },
+		{ 75, ISDM_OP_DATA_IN }, { 82, ISDM_OP_REJECT },
+		{ 90, ISDM_OP_ASYNC }, { 94, ISDM_OP_LOGIN_RSP },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(ops); i++)
+		if (k < ops[i].below)
+			return ops[i].op;
+	if (k < 97)
+		return 0x27 + rnd(10);		/* reserved: 0x27..0x30 */
+	if (k < 99)
+		return 0x33 + rnd(12);		/* reserved, vendor: 0x33..0x3e */
+	return rnd(0x20);			/* an initiator opcode */
+}
+
 /*
  * Send PDU ridx of the sequence, with the command live[@cur] (or none: -1)
  * at hand. 0 when it went out, -1 when its Send failed (the connection is
@@ -1025,32 +1051,9 @@ static int rnd_pdu(int cur)
 			op = ISDM_OP_ASYNC;
 		else
 			op = ISDM_OP_REJECT;
-	} else if (k < 40)
-		op = ISDM_OP_SCSI_RSP;
-	else if (k < 50)
-		op = ISDM_OP_NOP_IN;
-	else if (k < 55)
-		op = ISDM_OP_TMF_RSP;
-	else if (k < 60)
-		op = ISDM_OP_TEXT_RSP;
-	else if (k < 64)
-		op = ISDM_OP_LOGOUT_RSP;
-	else if (k < 68)
-		op = ISDM_OP_R2T;
-	else if (k < 75)
-		op = ISDM_OP_DATA_IN;
-	else if (k < 82)
-		op = ISDM_OP_REJECT;
-	else if (k < 90)
-		op = ISDM_OP_ASYNC;
-	else if (k < 94)
-		op = ISDM_OP_LOGIN_RSP;
-	else if (k < 97)
-		op = 0x27 + rnd(10);		/* reserved: 0x27..0x30 */
-	else if (k < 99)
-		op = 0x33 + rnd(12);		/* reserved, vendor: 0x33..0x3e */
-	else
-		op = rnd(0x20);			/* an initiator opcode */
+	} else {
+		op = rnd_hostile_op(k);
+	}
 	flags = !hostile || pct(70) ? ISDM_BHS_FINAL : (unsigned char)rnd64();
 	if (!hostile)
 		itt = op != ISDM_OP_SCSI_RSP ? 0xffffffff :
@@ -1797,7 +1800,8 @@ int main(int argc, char **argv)
 		       0 : 1;
 	}
 	if (argc - optind != 2 || !nr) {
-		fprintf(stderr, "usage: iser_tgt [-c CASE,...] [-t LBA] [-w SECONDS] [-P] ADDR PORT\n"
+		fprintf(stderr, "usage: iser_tgt [-c CASE,...] [-t LBA] [-w SECONDS] [-P]\n"
+			"                ADDR PORT\n"
 			"       iser_tgt -m random [-s SEED] [-N COUNT] [-F FIRST] [-r SHARE] [-v] [-w SECONDS] ADDR PORT\n"
 			"       iser_tgt [-P] -D\n");
 		return 1;
