@@ -11,9 +11,13 @@
 # command windows, residuals, status and response codes, sense lengths,
 # AHS, iSER header flags and STags, Send with Invalidate of the right and
 # wrong STags, RDMA Writes of random bytes into a command's read buffer
-# (see the tool's header). Where the initiator drops the connection, as it
-# must for much of this, iscsid's session recovery brings the next one,
-# and the tool goes on with the next PDU.
+# (see the tool's header). 70 in 100 PDUs are plausible ones a correct
+# initiator takes (so that several fit on one connection), the rest
+# hostile. Where the initiator drops the connection, as it must for much
+# of this, iscsid's session recovery brings the next one, and the tool
+# goes on with the next PDU. Under TCG on 6.1 that is about 1.3 PDUs and
+# one connection every 3 s (iscsid's reopen takes 2-3 s): 10000 PDUs
+# would take over two hours, so the row runs 700.
 #
 # Meanwhile two readers read random extents of the disk (direct I/O) and
 # compare every read that succeeds with the LUN's pattern: an I/O error
@@ -37,7 +41,9 @@
 #   --count N    PDUs of the sequence (default 10000)
 #   --seed S     the seed (default 1); `iser_tgt -m random -s S -N N`
 #                replays it, with -F FIRST from a later PDU
-#   --time T     seconds the random part may take at most (default 700)
+#   --time T     seconds the random part may take at most (default 700;
+#                then the tool is told to stop, SIGUSR1, and the row
+#                fails on sent < N)
 #   --verbose    the tool's -v: every PDU and connection in the log
 count=10000
 seed=1
