@@ -418,6 +418,11 @@ static void emulate(const struct cmd *c, struct answer *a, uint64_t *lba)
 		info[1] = 6;
 		a->len = 8;
 		break;
+	case 0x08:			/* READ (6): what sd falls back to */
+		*lba = (uint32_t)(cdb[1] & 0x1f) << 16 | cdb[2] << 8 | cdb[3];
+		a->len = (cdb[4] ? cdb[4] : 256) * 512;
+		a->data = data_buf;
+		break;
 	case 0x28:			/* READ (10) */
 		*lba = itool_get_be32(cdb + 2);
 		a->len = (uint32_t)(cdb[7] << 8 | cdb[8]) * 512;
@@ -429,7 +434,8 @@ static void emulate(const struct cmd *c, struct answer *a, uint64_t *lba)
 		a->len = itool_get_be32(cdb + 10) * 512;
 		a->data = data_buf;
 		break;
-	case 0x2a:			/* WRITE: write protected */
+	case 0x0a:			/* WRITE: write protected */
+	case 0x2a:
 	case 0x8a:
 		check(a, 0x07, 0x27);
 		break;
