@@ -90,13 +90,95 @@
  * (a line each) until the initiator logs out or none comes within -w
  * seconds.
  *
- * usage: iser_tgt [-c CASE,...] [-t LBA] [-w SECONDS] ADDR PORT.  Exit
+ * usage: iser_tgt [-c CASE,...] [-t LBA] [-w SECONDS] [-P] ADDR PORT.  Exit
  * status 0 when every case got a connection, 1 on a local error or when
  * no connection came within -w seconds (default 240).
+ *
+ * -P serves a LUN of a pattern instead of zeros: every 8-byte word is
+ * splitmix64 of its byte offset, so data from the wrong place or of no
+ * command shows; READ past the end gets LOGICAL BLOCK ADDRESS OUT OF
+ * RANGE. `iser_tgt [-P] -D` prints the LUN's 1 MiB on stdout and exits.
+ *
+ * The randomized mode, iser_tgt -m random [-s SEED] [-N COUNT] [-F FIRST]
+ * [-r SHARE] [-t LBA] [-v] [-w SECONDS] ADDR PORT, serves the pattern LUN
+ * (-P) and, from the first READ of block -t LBA on (every command before
+ * it, the scan, is answered properly; without -t from the first command),
+ * puts a PDU of the sequence SEED (default 0) gives in front of the
+ * answer of SHARE percent (default 50) of the SCSI Commands, and one more
+ * after each second without a PDU from the initiator, until COUNT (-N,
+ * default 10000) PDUs from PDU FIRST (-F, default 0) on are sent. PDU i
+ * is drawn from its own PRNG state (xorshift64* seeded by splitmix64 of
+ * SEED and i, as in iser_ffp's random mode), so a sequence replays from
+ * any PDU; which commands and ITTs it meets depends on the initiator's
+ * timing. Every PDU is well framed: an iSER header of control type, a
+ * 48-byte BHS, an AHS as long as TotalAHSLength says, a data segment of
+ * DataSegmentLength (padded), all within the initiator's declared
+ * receive size (InitiatorRecvDataSegmentLength / MaxRecvDataSegmentLength,
+ * at most 8192). 70 in 100 are plausible, what a correct initiator takes
+ * (so that several fit on one connection): a SCSI Response for an issued
+ * command (random status, response now and then, residual flags and
+ * counts, sense data with a SenseLength mostly consistent), a NOP-In ping
+ * (random TTT, no data), an Async Message of event 0, 4 or 255, a
+ * Reject (of the command's header); the rest are hostile: every target
+ * opcode (SCSI, TMF, Text, Logout and Login Response, NOP-In, R2T,
+ * Data-In with and without status, Reject, Async Message of every event),
+ * reserved and vendor opcodes 0x27-0x30, 0x33-0x3e, and initiator
+ * opcodes; random flags, ITTs (the command's, another issued one, stale
+ * ones, 0xffffffff, bogus), LUN bytes, AHS, noise in the BHS, iSER header
+ * reserved bits and Write/Read STags and VAs. For all: StatSN mostly the
+ * expected one, sometimes near or anywhere; ExpCmdSN/MaxCmdSN an open,
+ * closed, invalid (MaxCmdSN < ExpCmdSN - 1) or arbitrary window; 15 in
+ * 100 come after an RDMA Write of random bytes to a live command's read
+ * STag (inside the buffer for plausible PDUs, anywhere up to 16 KiB past
+ * it for hostile ones); a SCSI Response for a command invalidates its
+ * STag (Send with Invalidate, when negotiated) mostly, a wrong one now
+ * and then (hostile); hostile PDUs invalidate a random or another
+ * command's STag sometimes, also where Send with Invalidate was not
+ * negotiated. Async Messages keep their Time2Wait and Time2Retain at 0-2
+ * s, so iscsid's waits stay short. A command gets a PDU's SCSI Response
+ * or, when its ITT stays live, its proper answer right after (or held
+ * back until the next command, 20 in 100), the data always written in
+ * full again. A GOOD SCSI Response goes out only with the command's
+ * correct data written just before it (when the command would not be
+ * GOOD, CHECK CONDITION instead), never for an ITT the tool holds no
+ * command of (it may be a command on its way, which GOOD would complete
+ * without data): so wrong data that reaches the application is the
+ * initiator's doing, and the scenario reading through the initiator
+ * verifies every read against the pattern.
+ *
+ * When the connection goes (the initiator drops it, or a Send fails and
+ * the tool drops it), the tool accepts the next one, answers its login
+ * properly and goes on with the next PDU; a PDU whose Send was flushed
+ * (the connection was already gone) is sent again, three times at most.
+ * Task Management ends the tasks it names (they get no answer). SIGUSR1
+ * stops the sequence where it is (the tool serves properly from then on,
+ * and exits 1). The first
+ * line names the seed and how to replay it; "random done sent=N
+ * connections=C" when the COUNT PDUs are out, "random progress sent=N
+ * connections=C" every 100 before (the tool serves properly
+ * from then on, until the initiator logs out); -v prints each PDU and
+ * connection; the last line, on the logout or when no connection came
+ * within -w seconds, is
+ *
+ *   random seed=S sent=N connections=C good_dirty=0 closed=M
+ *   self_closed=X unsent=U cmds=K responses=R writes=W invalidates=I
+ *   repaired=P held=H hostile=Y itt_reused=Z seconds=T
+ *
+ * (one line): closed counts connections the initiator ended, self_closed
+ * those the tool ended after a failed Send, unsent PDUs counted although
+ * their Send failed (the connection broke under them or they were tried
+ * three times), cmds SCSI Commands received, responses random SCSI
+ * Responses for a live command, writes random RDMA Writes, repaired the
+ * GOOD responses whose data went again in front of them, itt_reused new
+ * commands with the ITT of one the tool still held (the initiator ended
+ * it some other way: not a fault in itself). good_dirty, a GOOD sent for
+ * a command whose buffer held random bytes, is the tool's own check and
+ * must be 0. Exit status 0 when every PDU was sent.
  */
 #include <errno.h>
 #include <netdb.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,6 +199,11 @@
 #define CLOSE_SEC	20
 #define MAX_CASES	64
 #define NO_TRIGGER	(~0ULL)
+#define JUNK_SIZE	65536		/* random bytes for random RDMA Writes */
+#define LIVE_MAX	256		/* commands a connection holds */
+#define STALE_MAX	64		/* ITTs answered or of earlier connections */
+#define RETRY_MAX	3		/* Sends of one random PDU */
+#define RND_HOSTILE	30		/* percent of random PDUs: anything */
 
 enum tcase {
 	GOOD, RESERVED, LOGIN_DLEN, LOGIN_OP, DLEN, DLEN_BIG, PAD, SHORT, AHS,
@@ -145,12 +232,22 @@ struct cmd {
 	uint64_t va;
 	int lun0;
 	unsigned char cdb[16];
+	/* random mode */
+	int dirty;			/* random bytes written to its buffer */
+	int held;			/* answered later */
+	unsigned char bhs[ISDM_BHS_LEN];
 };
 
 static struct itool t;
 static struct ibv_mr *data_mr;
-/* ZERO_SIZE zeros (READ data), then INFO_SIZE bytes for other answers */
-static unsigned char data_buf[ZERO_SIZE + INFO_SIZE];
+/*
+ * ZERO_SIZE zeros (READ data; the pattern with -P), then INFO_SIZE bytes
+ * for other answers, then JUNK_SIZE random bytes (random mode)
+ */
+static unsigned char data_buf[ZERO_SIZE + INFO_SIZE + JUNK_SIZE];
+static int pattern;
+static int rmode;
+static uint32_t mrdsl = DSL_MAX;
 static uint64_t trigger_lba = NO_TRIGGER;
 static uint16_t next_tsih = 1;
 
@@ -258,7 +355,10 @@ static void put_be64(unsigned char *p, uint64_t v)
 	itool_put_be32(p + 4, (uint32_t)v);
 }
 
-/* The LUN: a 1 MiB disk of zeros. Sets @lba for READs, else leaves it. */
+/*
+ * The LUN: a 1 MiB disk of zeros (of the pattern with -P). Sets @lba for
+ * READs, else leaves it.
+ */
 static void emulate(const struct cmd *c, struct answer *a, uint64_t *lba)
 {
 	const unsigned char *cdb = c->cdb;
@@ -318,6 +418,11 @@ static void emulate(const struct cmd *c, struct answer *a, uint64_t *lba)
 		info[1] = 6;
 		a->len = 8;
 		break;
+	case 0x08:			/* READ (6): what sd falls back to */
+		*lba = (uint32_t)(cdb[1] & 0x1f) << 16 | cdb[2] << 8 | cdb[3];
+		a->len = (cdb[4] ? cdb[4] : 256) * 512;
+		a->data = data_buf;
+		break;
 	case 0x28:			/* READ (10) */
 		*lba = itool_get_be32(cdb + 2);
 		a->len = (uint32_t)(cdb[7] << 8 | cdb[8]) * 512;
@@ -329,7 +434,8 @@ static void emulate(const struct cmd *c, struct answer *a, uint64_t *lba)
 		a->len = itool_get_be32(cdb + 10) * 512;
 		a->data = data_buf;
 		break;
-	case 0x2a:			/* WRITE: write protected */
+	case 0x0a:			/* WRITE: write protected */
+	case 0x2a:
 	case 0x8a:
 		check(a, 0x07, 0x27);
 		break;
@@ -339,6 +445,13 @@ static void emulate(const struct cmd *c, struct answer *a, uint64_t *lba)
 	}
 	if (a->data == data_buf && a->len > (uint32_t)MAX_WRITES * ZERO_SIZE)
 		check(a, 0x05, 0x24);
+	/* -P: the LUN's own blocks, and none past its end */
+	if (pattern && a->data == data_buf && !a->status) {
+		if (*lba >= BLOCKS || a->len / 512 > BLOCKS - *lba)
+			check(a, 0x05, 0x21);	/* LBA OUT OF RANGE */
+		else
+			a->data = data_buf + *lba * 512;
+	}
 }
 
 /*
@@ -655,6 +768,13 @@ static int login_step(const unsigned char *msg, int len)
 		const char *kv = keys + off;
 
 		n += login_key(kv, out + n, DSL_MAX - n);
+		if (!strncmp(kv, "InitiatorRecvDataSegmentLength=", 31) ||
+		    !strncmp(kv, "MaxRecvDataSegmentLength=", 25)) {
+			unsigned long v = strtoul(strchr(kv, '=') + 1, NULL, 10);
+
+			if (v >= 512 && v < mrdsl)
+				mrdsl = v & ~3ul;
+		}
 		off += strlen(kv) + 1;
 	}
 	free(keys);
@@ -707,6 +827,596 @@ static int is_trigger(const struct cmd *c)
 }
 
 /*
+ * Random mode (-m random). PDU i of the sequence is drawn from its own
+ * PRNG state, xorshift64* seeded by splitmix64 of the seed and i, as
+ * iser_ffp's random mode does, so a sequence replays from any PDU.
+ */
+static unsigned long long seed;
+static unsigned long rcount = 10000, rfirst, ridx, rend;
+static unsigned int rshare = 50;
+static int rverbose, rdone;
+/* no random PDU before the first READ of block -t (the scan is done) */
+static int armed;
+/*
+ * SIGUSR1: no more random PDUs, serve properly from now on (read after
+ * calls into libibverbs and poll(), never cached across them)
+ */
+static sig_atomic_t rstop;
+
+static void rnd_stop(int sig)
+{
+	(void)sig;
+	rstop = 1;
+}
+
+static uint64_t rng;
+/* the commands of this connection the tool has not answered */
+static struct cmd live[LIVE_MAX];
+static int nr_live;
+/* ITTs answered, or of earlier connections: stale ones */
+static uint32_t stale[STALE_MAX];
+static unsigned int nr_stale;
+static int retries;
+
+static struct {
+	unsigned long sent, connections, closed, self_closed, unsent, cmds;
+	unsigned long responses, writes, invalidates, repaired, held;
+	unsigned long good_dirty, itt_reused, hostile;
+} rs;
+
+/* splitmix64 */
+static uint64_t rnd_mix(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ULL;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	x ^= x >> 31;
+	return x ? x : 1;
+}
+
+/* xorshift64* */
+static uint64_t rnd64(void)
+{
+	rng ^= rng >> 12;
+	rng ^= rng << 25;
+	rng ^= rng >> 27;
+	return rng * 0x2545f4914f6cdd1dULL;
+}
+
+/* [0, n) */
+static uint32_t rnd(uint32_t n)
+{
+	return n ? (uint32_t)((rnd64() >> 11) % n) : 0;
+}
+
+/* true @p percent of the time */
+static int pct(unsigned int p)
+{
+	return rnd(100) < p;
+}
+
+static void rnd_fill(unsigned char *p, uint32_t len)
+{
+	while (len--)
+		*p++ = (unsigned char)rnd64();
+}
+
+/* -P: the LUN's bytes; every 8-byte word names its own offset */
+static void lun_pattern(void)
+{
+	uint64_t v;
+	size_t i;
+
+	for (i = 0; i < ZERO_SIZE; i += 8) {
+		v = rnd_mix(0x15e7ULL << 32 | i);
+		memcpy(data_buf + i, &v, 8);
+	}
+}
+
+static int live_find(uint32_t itt)
+{
+	int i;
+
+	for (i = 0; i < nr_live; i++)
+		if (live[i].itt == itt)
+			return i;
+	return -1;
+}
+
+static void stale_add(uint32_t itt)
+{
+	stale[nr_stale++ % STALE_MAX] = itt;
+}
+
+/* the command @i is answered (or gone): its ITT is stale from now on */
+static void live_del(int i)
+{
+	stale_add(live[i].itt);
+	live[i] = live[--nr_live];
+}
+
+/* a sequence number: mostly @exp, sometimes near it or anywhere */
+static uint32_t rnd_sn(uint32_t exp)
+{
+	unsigned int r = rnd(100);
+
+	if (r < 70)
+		return exp;
+	if (r < 85)
+		return exp + rnd(17) - 8;
+	return (uint32_t)rnd64();
+}
+
+/* ExpCmdSN and MaxCmdSN at @bhs + 28: open, closed, invalid or odd */
+static void rnd_window(unsigned char *bhs)
+{
+	uint32_t exp = exp_cmd_sn, max = exp_cmd_sn + 63;
+	unsigned int r = rnd(100);
+
+	if (r < 70)
+		;
+	else if (r < 78)
+		max = exp - 1;			/* closed */
+	else if (r < 84)
+		max = exp - 2 - rnd(100);	/* invalid: below ExpCmdSN - 1 */
+	else if (r < 92) {
+		exp += rnd(17) - 8;
+		max = exp + rnd(128);
+	} else {
+		exp = (uint32_t)rnd64();
+		max = (uint32_t)rnd64();
+	}
+	itool_put_be32(bhs + 28, exp);
+	itool_put_be32(bhs + 32, max);
+}
+
+/* ITT of a random PDU: the command at hand, another issued one, stale, bogus */
+static uint32_t rnd_itt(int cur)
+{
+	unsigned int r = rnd(100);
+
+	if (r < 55 && cur >= 0)
+		return live[cur].itt;
+	if (r < 65 && nr_live)
+		return live[rnd(nr_live)].itt;
+	if (r < 80 && nr_stale)
+		return stale[rnd(nr_stale < STALE_MAX ? nr_stale : STALE_MAX)];
+	if (r < 88)
+		return 0xffffffff;
+	return (uint32_t)rnd64();
+}
+
+/* an STag to invalidate that is not the right one */
+static uint32_t rnd_wrong_stag(int cur)
+{
+	unsigned int r = rnd(3);
+
+	if (r == 0 && nr_live)
+		return live[rnd(nr_live)].stag;
+	if (r == 1 && cur >= 0)
+		return (live[cur].stag & ~0xffu) | ((live[cur].stag + 1) & 0xff);
+	return (uint32_t)rnd64();
+}
+
+static const unsigned char rnd_reasons[] = {
+	0x02, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c,
+};
+
+/* A hostile PDU's opcode for @k in [0, 100): every one a target sends, and more */
+static unsigned char rnd_hostile_op(unsigned int k)
+{
+	static const struct { unsigned int below; unsigned char op; } ops[] = {
+		{ 40, ISDM_OP_SCSI_RSP }, { 50, ISDM_OP_NOP_IN },
+		{ 55, ISDM_OP_TMF_RSP }, { 60, ISDM_OP_TEXT_RSP },
+		{ 64, ISDM_OP_LOGOUT_RSP }, { 68, ISDM_OP_R2T },
+		{ 75, ISDM_OP_DATA_IN }, { 82, ISDM_OP_REJECT },
+		{ 90, ISDM_OP_ASYNC }, { 94, ISDM_OP_LOGIN_RSP },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(ops); i++)
+		if (k < ops[i].below)
+			return ops[i].op;
+	if (k < 97)
+		return 0x27 + rnd(10);		/* reserved: 0x27..0x30 */
+	if (k < 99)
+		return 0x33 + rnd(12);		/* reserved, vendor: 0x33..0x3e */
+	return rnd(0x20);			/* an initiator opcode */
+}
+
+/*
+ * Send PDU ridx of the sequence, with the command live[@cur] (or none: -1)
+ * at hand. 0 when it went out, -1 when its Send failed (the connection is
+ * gone).
+ */
+static int rnd_pdu(int cur)
+{
+	struct ibv_send_wr w[MAX_WRITES + 1];
+	struct ibv_sge sge[MAX_WRITES + 1];
+	uint32_t hl = ISDM_HDR_LEN_EXT + ISDM_BHS_LEN, room = mrdsl;
+	uint32_t itt, dlen = 0, ahs = 0, inv = 0, woff = 0, wlen = 0, len;
+	unsigned char *bhs, *data, op, flags;
+	unsigned int k;
+	int tc, nw = 0, use_inv = 0, wc = -1, ret, good = 0, hostile;
+
+	rng = rnd_mix(seed ^ rnd_mix(ridx));
+	/*
+	 * Most PDUs are plausible ones a correct initiator takes (SCSI
+	 * Responses for issued commands, pings, Async Messages, Rejects):
+	 * many fit on one connection. The hostile rest, anything framed
+	 * right, ends it most of the time.
+	 */
+	hostile = pct(RND_HOSTILE);
+	k = rnd(100);
+	if (!hostile) {
+		if (k < 60 && nr_live)
+			op = ISDM_OP_SCSI_RSP;
+		else if (k < 80)
+			op = ISDM_OP_NOP_IN;
+		else if (k < 92)
+			op = ISDM_OP_ASYNC;
+		else
+			op = ISDM_OP_REJECT;
+	} else {
+		op = rnd_hostile_op(k);
+	}
+	flags = !hostile || pct(70) ? ISDM_BHS_FINAL : (unsigned char)rnd64();
+	if (!hostile)
+		itt = op != ISDM_OP_SCSI_RSP ? 0xffffffff :
+		      cur >= 0 && pct(80) ? live[cur].itt :
+		      live[rnd(nr_live)].itt;
+	else
+		itt = (op == ISDM_OP_NOP_IN || op == ISDM_OP_ASYNC ||
+		       op == ISDM_OP_REJECT) && pct(60) ? 0xffffffff :
+		      rnd_itt(cur);
+	tc = live_find(itt);
+
+	/* an RDMA Write of random bytes to a command's read buffer */
+	if (pct(15)) {
+		wc = cur >= 0 && pct(70) ? cur : nr_live ? (int)rnd(nr_live) : -1;
+		if (wc >= 0 && live[wc].rsv) {
+			uint32_t edtl = live[wc].edtl ? live[wc].edtl : 512;
+
+			woff = !hostile || pct(70) ? rnd(edtl) :
+			       rnd(edtl + 16384);
+			wlen = 1 + rnd(hostile ? 16384 : edtl - woff);
+			memset(&w[0], 0, sizeof(w[0]));
+			sge[0].addr = (uintptr_t)(data_buf + ZERO_SIZE +
+						  INFO_SIZE);
+			sge[0].length = wlen;
+			sge[0].lkey = data_mr->lkey;
+			w[0].sg_list = &sge[0];
+			w[0].num_sge = 1;
+			w[0].opcode = IBV_WR_RDMA_WRITE;
+			w[0].wr.rdma.remote_addr = live[wc].va + woff;
+			w[0].wr.rdma.rkey = live[wc].stag;
+			nw = 1;
+			live[wc].dirty = 1;
+			rs.writes++;
+		} else {
+			wc = -1;
+		}
+	}
+
+	/* the data segment, AHS first, within the initiator's receive size */
+	if (hostile && pct(25)) {
+		ahs = 1 + rnd(4);
+		room -= ahs * 4;
+	}
+	switch (op) {
+	case ISDM_OP_SCSI_RSP:
+	case ISDM_OP_ASYNC:
+		if (pct(50))
+			dlen = pct(90) ? 2 + rnd(room < 300 ? room - 1 : 299) :
+			       rnd(room + 1);
+		break;
+	case ISDM_OP_REJECT:
+		dlen = !hostile || pct(70) ? ISDM_BHS_LEN : rnd(room + 1);
+		break;
+	case ISDM_OP_NOP_IN:
+		/* an unsolicited NOP-In carries no ping data (RFC 3720 10.19) */
+		dlen = hostile && pct(25) ? rnd(room + 1) : 0;
+		break;
+	case ISDM_OP_DATA_IN:
+	case ISDM_OP_LOGIN_RSP:
+		dlen = pct(50) ? rnd(room + 1) : 0;
+		break;
+	default:
+		dlen = pct(25) ? rnd(room + 1) : 0;
+		break;
+	}
+	bhs = itool_pdu_start(&t, op, flags, dlen);
+	bhs[4] = ahs;
+	data = bhs + ISDM_BHS_LEN;
+	rnd_fill(data, ahs * 4 + ((dlen + 3) & ~3u));
+	data += ahs * 4;
+	itool_put_be32(bhs + 16, itt);
+	if (pct(hostile ? 30 : 5))
+		rnd_fill(bhs + 8, 8);		/* LUN or reserved */
+	itool_put_be32(bhs + 24, rnd_sn(stat_sn));
+	if (op != ISDM_OP_DATA_IN && op != ISDM_OP_R2T &&
+	    !(op == ISDM_OP_NOP_IN && itt == 0xffffffff))
+		stat_sn++;
+	rnd_window(bhs);
+
+	switch (op) {
+	case ISDM_OP_SCSI_RSP: {
+		unsigned char st[] = { 0, 0, 0, 0, 0, 0, 2, 2, 2, 8, 0x18,
+				       0x28, 0x30 };
+		struct answer a;
+		uint64_t lba;
+
+		bhs[2] = pct(hostile ? 80 : 95) ? 0 : (unsigned char)rnd64();
+		bhs[3] = pct(90) ? st[rnd(sizeof(st))] : (unsigned char)rnd64();
+		if (tc >= 0 && pct(60)) {
+			uint32_t got = live[tc].rsv ? live[tc].edtl : 0;
+
+			bhs[1] = ISDM_BHS_FINAL | (got < live[tc].edtl ? 0x02 : 0);
+			itool_put_be32(bhs + 44, live[tc].edtl - got);
+		} else {
+			/* o, u bits (plausible), or any */
+			bhs[1] = ISDM_BHS_FINAL | (pct(50) ? 0 : hostile ?
+				 rnd(0x80) : rnd(0x20) & 0x1e);
+			itool_put_be32(bhs + 44, pct(50) ? 0 : (uint32_t)rnd64());
+			if (pct(20))
+				itool_put_be32(bhs + 40, (uint32_t)rnd64());
+		}
+		itool_put_be32(bhs + 36, pct(80) ? 0 : rnd(16));
+		if (dlen >= 2) {		/* SenseLength */
+			uint32_t sl = pct(60) ? dlen - 2 : rnd(65536);
+
+			data[0] = sl >> 8;
+			data[1] = sl;
+			if (dlen >= 4)
+				data[2] = pct(70) ? 0x70 : data[2];
+		}
+		if (tc >= 0 && !bhs[2] && !bhs[3]) {
+			/*
+			 * GOOD for a live command: its data must be what it
+			 * would be, so that status completing the command is
+			 * no lie of the tool's: deliver it (again), or make
+			 * it CHECK CONDITION when the command would not be
+			 * GOOD.
+			 */
+			emulate(&live[tc], &a, &lba);
+			if (a.status) {
+				bhs[3] = 2;
+			} else {
+				uint32_t n = a.len < live[tc].edtl ? a.len :
+					     live[tc].edtl;
+
+				if (n && live[tc].rsv) {
+					nw += data_writes(&live[tc], a.data, n,
+							  w + nw, sge + nw);
+					rs.repaired++;
+				}
+				live[tc].dirty = 0;
+				good = 1;
+			}
+		} else if (tc < 0 && !bhs[2] && !bhs[3]) {
+			/*
+			 * GOOD for an ITT the tool holds no command of: it
+			 * may be a command on its way to the tool, which
+			 * this would complete without its data. The
+			 * initiator cannot tell; so no GOOD.
+			 */
+			bhs[3] = 2;
+		}
+		if (tc >= 0 && send_inv && live[tc].rsv && pct(80)) {
+			use_inv = 1;
+			inv = !hostile || pct(70) ? live[tc].stag :
+			      rnd_wrong_stag(cur);
+		}
+		if (good && live[tc].dirty)
+			rs.good_dirty++;
+		rs.responses++;
+		break;
+	}
+	case ISDM_OP_NOP_IN:
+		itool_put_be32(bhs + 20, pct(60) ? 0xffffffff :
+			       (uint32_t)rnd64());
+		break;
+	case ISDM_OP_TMF_RSP:
+		bhs[2] = pct(80) ? rnd(7) : (unsigned char)rnd64();
+		break;
+	case ISDM_OP_TEXT_RSP:
+		itool_put_be32(bhs + 20, pct(60) ? 0xffffffff :
+			       (uint32_t)rnd64());
+		break;
+	case ISDM_OP_LOGOUT_RSP:
+		bhs[2] = pct(80) ? rnd(4) : (unsigned char)rnd64();
+		bhs[40] = 0;
+		bhs[41] = rnd(3);		/* Time2Wait */
+		bhs[42] = 0;
+		bhs[43] = rnd(3);		/* Time2Retain */
+		break;
+	case ISDM_OP_R2T:
+	case ISDM_OP_DATA_IN:
+		itool_put_be32(bhs + 20, pct(50) ? 0xffffffff :
+			       (uint32_t)rnd64());
+		itool_put_be32(bhs + 36, rnd(4));	/* DataSN, R2TSN */
+		itool_put_be32(bhs + 40, pct(50) ? 0 : rnd(1 << 20));
+		itool_put_be32(bhs + 44, pct(50) ? 4096 : (uint32_t)rnd64());
+		if (op == ISDM_OP_DATA_IN && pct(50)) {
+			bhs[1] |= 0x81;			/* F, S: status */
+			bhs[3] = pct(60) ? 0 : (unsigned char)rnd64();
+		}
+		break;
+	case ISDM_OP_REJECT:
+		bhs[2] = pct(85) ? rnd_reasons[rnd(sizeof(rnd_reasons))] :
+			 (unsigned char)rnd64();
+		/* the rejected header: the command at hand's, or noise */
+		if (dlen >= ISDM_BHS_LEN && cur >= 0 && pct(60))
+			memcpy(data, live[cur].bhs, ISDM_BHS_LEN);
+		break;
+	case ISDM_OP_ASYNC: {
+		/* plausible: those that do not end the connection */
+		static const unsigned char ev[] = { 0, 4, 255 };
+
+		/* every event; parameters small: Time2Wait is honoured */
+		if (!hostile)
+			bhs[36] = ev[rnd(sizeof(ev))];
+		else
+			bhs[36] = pct(85) ? rnd(6) : pct(50) ? 255 :
+				  (unsigned char)rnd64();
+		if (dlen >= 2) {		/* SenseLength */
+			uint32_t sl = pct(80) ? dlen - 2 : rnd(65536);
+
+			data[0] = sl >> 8;
+			data[1] = sl;
+		}
+		bhs[37] = (unsigned char)rnd64();
+		memset(bhs + 38, 0, 6);
+		bhs[39] = pct(70) ? 0 : (unsigned char)rnd64();
+		bhs[41] = rnd(3);
+		bhs[43] = rnd(3);
+		break;
+	}
+	case ISDM_OP_LOGIN_RSP:
+		bhs[2] = pct(70) ? 0 : (unsigned char)rnd64();
+		bhs[3] = pct(70) ? 0 : (unsigned char)rnd64();
+		rnd_fill(bhs + 8, 8);			/* ISID, TSIH */
+		bhs[36] = pct(50) ? 0 : rnd(4);		/* status class */
+		bhs[37] = pct(50) ? 0 : (unsigned char)rnd64();
+		break;
+	default:
+		rnd_fill(bhs + 20, 4);
+		rnd_fill(bhs + 36, 12);
+		break;
+	}
+	/* now and then one more word of noise anywhere past the ITT */
+	if (hostile && pct(30))
+		rnd_fill(bhs + 20 + 4 * rnd(7), 4);
+
+	/*
+	 * The iSER header: always control type; reserved bits (to be
+	 * ignored), or Write/Read STag valid with random STags and VAs,
+	 * which a target's control PDU does not carry
+	 */
+	if (!hostile && pct(10)) {
+		t.tx_buf[0] |= rnd(4);
+	} else if (hostile && pct(30)) {
+		t.tx_buf[0] |= rnd(16);
+		rnd_fill(t.tx_buf + 1, 3);
+		rnd_fill(t.tx_buf + 4, ISDM_HDR_LEN_EXT - 4);
+	}
+	/* Send with Invalidate where the PDU has no business with one */
+	if (hostile && !use_inv && pct(send_inv ? 20 : 5)) {
+		use_inv = 1;
+		inv = pct(30) && tc >= 0 ? live[tc].stag : rnd_wrong_stag(cur);
+	}
+	if (use_inv)
+		rs.invalidates++;
+	len = hl + ahs * 4 + ((dlen + 3) & ~3u);
+	if (rverbose) {
+		printf("pdu %lu %s op=0x%02x flags=0x%02x itt=0x%08x%s dlen=%u ahs=%u iser=0x%02x",
+		       ridx, hostile ? "hostile" : "plausible", op, bhs[1],
+		       itt, tc >= 0 ? "(live)" : "", dlen, bhs[4],
+		       t.tx_buf[0]);
+		if (op == ISDM_OP_SCSI_RSP)
+			printf(" rsp=0x%02x status=0x%02x", bhs[2], bhs[3]);
+		if (use_inv)
+			printf(" inv=0x%08x", inv);
+		if (wc >= 0)
+			printf(" write=0x%08x+%u,%u", live[wc].stag, woff,
+			       wlen);
+		printf("\n");
+		fflush(stdout);
+	}
+	ret = post_rsp(len, w, nw, use_inv, inv);
+	/*
+	 * A Send flushed because the connection was already gone is sent
+	 * again on the next one, a few times at most; one that reached
+	 * the wire counts, whatever became of it.
+	 */
+	if (ret && !nw && (t.send_status < 0 ||
+			   t.send_status == IBV_WC_WR_FLUSH_ERR) &&
+	    ++retries < RETRY_MAX) {
+		return -1;
+	}
+	if (ret)
+		rs.unsent++;
+	rs.hostile += hostile;
+	retries = 0;
+	rs.sent++;
+	ridx++;
+	if (!(rs.sent % 100) && !rverbose) {
+		printf("random progress sent=%lu connections=%lu\n", rs.sent,
+		       rs.connections);
+		fflush(stdout);
+	}
+	if (ridx >= rend && !rdone) {
+		rdone = 1;
+		printf("random done sent=%lu connections=%lu\n", rs.sent,
+		       rs.connections);
+		fflush(stdout);
+	}
+	/* a SCSI Response answers its command, whatever the initiator makes of it */
+	if (op == ISDM_OP_SCSI_RSP && tc >= 0)
+		live_del(tc);
+	return ret ? -1 : 0;
+}
+
+/*
+ * Answer every live command not held back (all with @all); -1 when a
+ * Send failed.
+ */
+static int answer_live(int all)
+{
+	int i = 0;
+
+	while (i < nr_live) {
+		if (!all && live[i].held) {
+			i++;
+			continue;
+		}
+		if (respond_ok(&live[i]))
+			return -1;
+		live_del(i);
+	}
+	return 0;
+}
+
+/* A SCSI Command in random mode. 0 to go on, -1 when a Send failed. */
+static int rnd_cmd(const unsigned char *msg)
+{
+	struct cmd c;
+	int i;
+
+	memset(&c, 0, sizeof(c));
+	parse_cmd(msg, &c);
+	memcpy(c.bhs, msg + ISDM_HDR_LEN_EXT, ISDM_BHS_LEN);
+	rs.cmds++;
+	if (answer_live(1))
+		return -1;
+	i = live_find(c.itt);
+	if (i >= 0) {
+		rs.itt_reused++;
+		live_del(i);
+	}
+	if (nr_live == LIVE_MAX)
+		return respond_ok(&c);
+	i = nr_live++;
+	live[i] = c;
+	if (!armed && is_trigger(&c))
+		armed = 1;
+	if (rstop)
+		armed = 0;
+	if (armed && ridx < rend &&
+	    rnd_mix(seed ^ rnd_mix(~rs.cmds)) % 100 < rshare) {
+		if (rnd_pdu(i))
+			return -1;
+		/* the PDU's own stream: hold the command back, sometimes */
+		i = live_find(c.itt);
+		if (i >= 0 && pct(20)) {
+			live[i].held = 1;
+			rs.held++;
+		}
+	}
+	return answer_live(0);
+}
+
+/*
  * One full-feature PDU. 0 to go on, 1 when the case was done (wait for
  * the initiator to close), -1 on a local error.
  */
@@ -729,10 +1439,14 @@ static int ffp_step(const unsigned char *msg)
 	case ISDM_OP_NOP_OUT:
 		if (itt == 0xffffffff)
 			return 0;	/* the answer to our ping */
+		if (rmode && answer_live(1))
+			return -1;
 		r = rsp_start(ISDM_OP_NOP_IN, ISDM_BHS_FINAL, 0, itt, 1);
 		itool_put_be32(r + 20, 0xffffffff);
 		return post_rsp(ISDM_HDR_LEN_EXT + ISDM_BHS_LEN, NULL, 0, 0, 0);
 	case ISDM_OP_SCSI_CMD:
+		if (rmode)
+			return rnd_cmd(msg);
 		parse_cmd(msg, &c);
 		if (have_held) {
 			/* inv-other: the held command's STag, not this one's */
@@ -755,6 +1469,17 @@ static int ffp_step(const unsigned char *msg)
 		}
 		return 1;
 	case ISDM_OP_TMF_REQ:
+		if (rmode) {
+			/* the tasks it ends are gone: no answer for them */
+			unsigned char f = bhs[1] & 0x7f;
+			int i = live_find(itool_get_be32(bhs + 20));
+
+			if (f == 1 && i >= 0)
+				live_del(i);
+			else if (f == 2 || f == 3 || (f >= 5 && f <= 7))
+				while (nr_live)
+					live_del(0);
+		}
 		rsp_start(ISDM_OP_TMF_RSP, ISDM_BHS_FINAL, 0, itt, 1);
 		ret = post_rsp(ISDM_HDR_LEN_EXT + ISDM_BHS_LEN, NULL, 0, 0, 0);
 		/* abort-late: ABORT TASK (function 1) of the held trigger */
@@ -771,7 +1496,9 @@ static int ffp_step(const unsigned char *msg)
 		itool_put_be32(r + 20, 0xffffffff);
 		return post_rsp(ISDM_HDR_LEN_EXT + ISDM_BHS_LEN, NULL, 0, 0, 0);
 	case ISDM_OP_LOGOUT_REQ:
-		logged_out = 1;
+		/* random mode: iscsid may log out on an Async Message */
+		if (!rmode || ridx >= rend || rstop)
+			logged_out = 1;
 		rsp_start(ISDM_OP_LOGOUT_RSP, ISDM_BHS_FINAL, 0, itt, 1);
 		post_rsp(ISDM_HDR_LEN_EXT + ISDM_BHS_LEN, NULL, 0, 0, 0);
 		return 1;
@@ -869,6 +1596,11 @@ static void serve(struct rdma_cm_event *ev, enum tcase c, double deadline)
 	stat_sn = 0;
 	exp_cmd_sn = 0;
 	t.closed = 0;
+	mrdsl = DSL_MAX;
+	while (nr_live)
+		live_del(0);		/* the last connection's: stale */
+	if (rmode)
+		rs.connections++;
 	if (accept_conn(ev)) {
 		fprintf(stderr, "iser_tgt: accepting the connection failed\n");
 		goto out;
@@ -877,6 +1609,19 @@ static void serve(struct rdma_cm_event *ev, enum tcase c, double deadline)
 		if (until && itool_now() > until)
 			break;
 		len = itool_recv(&t, &msg, 1);
+		if (rmode && len < 0 && logged_in && !until && !t.closed &&
+		    !t.pending) {
+			/* a second without a PDU: answer, and one more */
+			ret = answer_live(1);
+			if (!ret && armed && !rstop && ridx < rend)
+				ret = rnd_pdu(-1);
+			if (ret) {
+				rdma_disconnect(t.id);
+				closed = "self";
+				break;
+			}
+			continue;
+		}
 		if (len < 0 || until)
 			continue;	/* nothing, or the case is done: wait */
 		if (logged_in && len > 0 && !hello_seen &&
@@ -896,6 +1641,12 @@ static void serve(struct rdma_cm_event *ev, enum tcase c, double deadline)
 				ret = login_step(msg, len);
 		} else {
 			ret = ffp_step(msg);
+		}
+		if (ret < 0 && rmode && logged_in) {
+			/* a Send failed: the connection is gone */
+			rdma_disconnect(t.id);
+			closed = "self";
+			break;
 		}
 		if (ret < 0)
 			break;
@@ -917,6 +1668,19 @@ out:
 		ibv_dereg_mr(data_mr);
 	data_mr = NULL;
 	itool_verbs_destroy(&t);
+	if (rmode) {
+		if (!strcmp(closed, "self"))
+			rs.self_closed++;
+		else if (t.closed || t.pending)
+			rs.closed++;
+		if (!rverbose)
+			return;
+		printf("connection %lu login=%s closed=%s next=%lu\n",
+		       rs.connections, itool_yes_no(logged_in, "ok"),
+		       t.closed || t.pending ? "yes" : closed, ridx);
+		fflush(stdout);
+		return;
+	}
 	printf("case=%s login=%s sent=%s closed=%s", case_names[c],
 	       itool_yes_no(logged_in, "ok"), itool_yes_no(sent, "yes"), closed);
 	if (hello_seen)
@@ -927,6 +1691,45 @@ out:
 	fflush(stdout);
 }
 
+/*
+ * Random mode: serve connections until the sequence is sent and the
+ * initiator logged out (or none came within @wait_sec); the summary line.
+ */
+static int random_main(double wait_sec, struct rdma_cm_id *listener)
+{
+	struct rdma_cm_event *ev;
+	double start = itool_now();
+
+	ridx = rfirst;
+	rend = rfirst + rcount;
+	rdone = rcount == 0;
+	rshare = rshare > 100 ? 100 : rshare;
+	printf("random seed=%llu first=%lu count=%lu ", seed, rfirst, rcount);
+	printf("(replay: iser_tgt -m random -s %llu -F %lu -N %lu)\n",
+	       seed, rfirst, rcount);
+	fflush(stdout);
+	signal(SIGUSR1, rnd_stop);
+	while (!((ridx >= rend || rstop) && logged_out)) {
+		ev = next_request(wait_sec);
+		if (!ev)
+			break;
+		serve(ev, GOOD, itool_now() + 86400);
+	}
+	printf("random seed=%llu sent=%lu connections=%lu good_dirty=%lu ",
+	       seed, rs.sent, rs.connections, rs.good_dirty);
+	printf("closed=%lu self_closed=%lu unsent=%lu cmds=%lu responses=%lu ",
+	       rs.closed, rs.self_closed, rs.unsent, rs.cmds, rs.responses);
+	printf("writes=%lu invalidates=%lu repaired=%lu held=%lu ",
+	       rs.writes, rs.invalidates, rs.repaired, rs.held);
+	printf("hostile=%lu itt_reused=%lu seconds=%.0f\n", rs.hostile,
+	       rs.itt_reused,
+	       itool_now() - start);
+	fflush(stdout);
+	rdma_destroy_id(listener);
+	rdma_destroy_event_channel(t.ch);
+	return ridx >= rend ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	enum tcase cases[MAX_CASES] = { GOOD };
@@ -934,13 +1737,43 @@ int main(int argc, char **argv)
 		.ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE,
 	};
 	struct rdma_cm_id *listener;
-	int opt, nr = 1, i;
+	int opt, nr = 1, i, dump = 0;
 	double wait_sec = 240;
 	char *s, *tok;
 	unsigned int k;
 
-	while ((opt = getopt(argc, argv, "c:t:w:")) != -1) {
+	while ((opt = getopt(argc, argv, "c:t:w:m:s:N:F:r:vPD")) != -1) {
 		switch (opt) {
+		case 'm':
+			if (strcmp(optarg, "random")) {
+				fprintf(stderr, "iser_tgt: bad mode %s\n",
+					optarg);
+				return 1;
+			}
+			rmode = 1;
+			pattern = 1;
+			break;
+		case 's':
+			seed = strtoull(optarg, NULL, 0);
+			break;
+		case 'N':
+			rcount = strtoul(optarg, NULL, 0);
+			break;
+		case 'F':
+			rfirst = strtoul(optarg, NULL, 0);
+			break;
+		case 'r':
+			rshare = strtoul(optarg, NULL, 0);
+			break;
+		case 'v':
+			rverbose = 1;
+			break;
+		case 'P':
+			pattern = 1;
+			break;
+		case 'D':
+			dump = 1;
+			break;
 		case 'c':
 			nr = 0;
 			for (s = optarg; (tok = strtok(s, ",")); s = NULL) {
@@ -965,8 +1798,18 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
+	if (pattern)
+		lun_pattern();
+	if (dump) {
+		/* -D: the LUN's content on stdout, for the scenario to compare */
+		return fwrite(data_buf, 1, ZERO_SIZE, stdout) == ZERO_SIZE ?
+		       0 : 1;
+	}
 	if (argc - optind != 2 || !nr) {
-		fprintf(stderr, "usage: iser_tgt [-c CASE,...] [-t LBA] [-w SECONDS] ADDR PORT\n");
+		fprintf(stderr, "usage: iser_tgt [-c CASE,...] [-t LBA] [-w SECONDS] [-P]\n"
+			"                ADDR PORT\n"
+			"       iser_tgt -m random [-s SEED] [-N COUNT] [-F FIRST] [-r SHARE] [-v] [-w SECONDS] ADDR PORT\n"
+			"       iser_tgt [-P] -D\n");
 		return 1;
 	}
 	if (getaddrinfo(argv[optind], argv[optind + 1], &hints, &ai)) {
@@ -984,6 +1827,8 @@ int main(int argc, char **argv)
 	freeaddrinfo(ai);
 	fprintf(stderr, "iser_tgt: %s listening on %s:%s, %d cases\n",
 		TARGET_IQN, argv[optind], argv[optind + 1], nr);
+	if (rmode)
+		return random_main(wait_sec, listener);
 	for (i = 0; i < nr; i++) {
 		struct rdma_cm_event *ev = next_request(wait_sec);
 
