@@ -193,12 +193,19 @@ static void ist_put_cmd(struct ist_cmd *icmd, bool comp_err)
 		if (cmd->data_direction == DMA_TO_DEVICE) {
 			iscsit_stop_dataout_timer(cmd);
 			/*
-			 * A WRITE that failed while LIO waited for its data
+			 * A WRITE that ends while LIO waited for its data
 			 * still holds the reference of the write_pending
-			 * hand-off.
+			 * hand-off, which target_execute_cmd()'s path would
+			 * have dropped: when its Send failed, and when LIO
+			 * sent a status without executing it (a final
+			 * unsolicited Data-Out short of FirstBurstLength
+			 * and of the command: CHECK CONDITION from
+			 * iscsit_dataout_check_unsolicited_sequence()). Not
+			 * for an aborted one: LIO's abort path drops it.
 			 */
-			if (comp_err &&
-			    cmd->se_cmd.t_state == TRANSPORT_WRITE_PENDING)
+			if (cmd->se_cmd.t_state == TRANSPORT_WRITE_PENDING &&
+			    (comp_err || !(cmd->se_cmd.transport_state &
+					   CMD_T_ABORTED)))
 				target_put_sess_cmd(&cmd->se_cmd);
 		}
 		ist_rw_destroy(icmd);

@@ -52,6 +52,11 @@
 #     the teardown must complete the aborted WRITE (LIO would, but only
 #     after the transport's wait for every command) so that the new login
 #     works and no session is left behind;
+# 12c. doshort: a WRITE with F=0 (unsolicited data to follow) and a final
+#     Data-Out short of FirstBurstLength and of the command, which LIO
+#     answers with CHECK CONDITION while the command waits for its data;
+#     then a new login must work and no session be left (the command's
+#     write_pending reference must go with its status);
 # 13. afterfail: a reserved opcode closes the connection; a command to a
 #     LUN that does not exist, right behind it, must not hold up the
 #     teardown either (a new login works), and must not reach LIO at all
@@ -217,6 +222,11 @@ ffp_run gapreset 'login=ok .*nop_in=yes closed=no .*relogin=ok' "${norm[@]}"
 if want gapreset && [ "$VM_TARGET" != intree ] && ! vm_wait 30 ffp_acl_idle; then
 	vm_log "FAILED: gapreset: a session is left: $(tr '\n' ' ' <"/sys/kernel/config/target/iscsi/$VM_TARGET_IQN/tpgt_1/acls/$VM_INITIATOR_IQN/info")"
 	fails+="gapreset: LIO still shows a session 30 s after the tool's last connection closed; "
+fi
+ffp_run doshort 'login=ok .*closed=no status=0x02 .*relogin=ok' "${norm[@]}"
+if want doshort && [ "$VM_TARGET" != intree ] && ! vm_wait 30 ffp_acl_idle; then
+	vm_log "FAILED: doshort: a session is left: $(tr '\n' ' ' <"/sys/kernel/config/target/iscsi/$VM_TARGET_IQN/tpgt_1/acls/$VM_INITIATOR_IQN/info")"
+	fails+="doshort: LIO still shows a session 30 s after the tool's last connection closed; "
 fi
 ffp_run dropmid 'login=ok .*relogin=ok' "${norm[@]}"
 # 14c. the same without the new login (-R): nothing more comes from the

@@ -114,6 +114,13 @@
  *            aborted WRITE must not keep the old connection's teardown
  *            (and so the new login) waiting (LIO completes such commands
  *            only after the transport's wait for all of them)
+ *   doshort  a WRITE(10) of 51 blocks (26112 bytes) with F=0 and no
+ *            immediate data under InitialR2T=No, then one Data-Out of
+ *            640 bytes at offset 0 with F=1: short of FirstBurstLength
+ *            and of the command's length, which LIO answers with CHECK
+ *            CONDITION while the command still waits for its data; a
+ *            ping, then the tool disconnects and logs in again, which
+ *            must work (the command's last reference must go)
  *   bigio    not hostile, only large: READ CAPACITY, then a WRITE(10) of
  *            as many blocks as fit in 32 MiB (at most 65535) from LBA 0,
  *            all of it fetched by the target with RDMA Reads (no
@@ -205,7 +212,7 @@
  * textcont and says whether the last was final. initial_r2t=no is
  * appended in a normal session when InitialR2T=No was negotiated, and
  * relogin=ok|failed after cmdsngap, afterfail, overrun, dobig, dogap,
- * tmfseq, gapreset and dropmid (not with -R).
+ * tmfseq, gapreset, doshort and dropmid (not with -R).
  *
  * usage: iser_ffp [-m MODE] [-n TARGET] [-i INITIATOR] [-s SEED] [-N COUNT]
  * [-F FIRST] [-v] [-R] [-T SECS] ADDR PORT (-v: random mode prints each
@@ -235,7 +242,7 @@ enum mode {
 	AHS0, AHSOVER, AHSTYPE, AHSNOP, AHSSHORT, CDBLONG, ECDB, BIDI, IMMF1,
 	GAP, AFTERFAIL, OVERRUN, DOBIG, DOSENSE, DOGAP, NOPTTT, TMFSEQ, DROPMID,
 	BIGIO, BIGQ, SHORTW, SHORTR, RANDOM, HELLOVER, HELLOBAD, HELLOLEN,
-	HELLO2, LOGOUTBAD, GAPRESET,
+	HELLO2, LOGOUTBAD, GAPRESET, DOSHORT,
 };
 
 static const char *const mode_names[] = {
@@ -244,7 +251,7 @@ static const char *const mode_names[] = {
 	"cdblong", "ecdb", "bidi", "immf1", "cmdsngap", "afterfail", "overrun",
 	"dobig", "dosense", "dogap", "nopttt", "tmfseq", "dropmid",
 	"bigio", "bigq", "shortw", "shortr", "random", "hellover", "hellobad",
-	"hellolen", "hello2", "logoutbad", "gapreset",
+	"hellolen", "hello2", "logoutbad", "gapreset", "doshort",
 };
 
 static struct itool t;
@@ -775,6 +782,25 @@ static void offend(enum mode mode)
 		bhs = pdu_start(0x0f, ISDM_BHS_FINAL, 0);
 		itool_put_be32(bhs + 16, 0x5901);
 		send_buf(HDR);
+		return;
+	case DOSHORT:
+		bhs = pdu_start(ISDM_OP_SCSI_CMD, ISDM_BHS_CMD_WRITE, 0);
+		itool_put_be32(bhs + 16, 0x5b00);
+		itool_put_be32(bhs + 20, 51 * 512);
+		itool_put_be32(bhs + 24, cmd_sn++);
+		itool_put_be32(bhs + 28, exp_stat_sn);
+		bhs[32] = 0x2a;
+		bhs[32 + 8] = 51;
+		if (send_buf(HDR))
+			return;
+		bhs = pdu_start(ISDM_OP_DATA_OUT, ISDM_BHS_FINAL, 640);
+		itool_put_be32(bhs + 16, 0x5b00);
+		itool_put_be32(bhs + 20, 0xffffffff);
+		itool_put_be32(bhs + 28, exp_stat_sn);
+		memset(bhs + ISDM_BHS_LEN, 0x5a, 640);
+		if (send_buf(HDR + 640))
+			return;
+		note_answer(answer());
 		return;
 	case GAPRESET:
 		/* WRITE(10), 16 blocks, 512 bytes immediate, F=1, one ahead */
@@ -2108,7 +2134,7 @@ int main(int argc, char **argv)
 	printf("%s", big);
 	if (mode == GAP || mode == AFTERFAIL || mode == OVERRUN ||
 	    mode == DOBIG || mode == DOGAP || mode == TMFSEQ ||
-	    mode == GAPRESET ||
+	    mode == GAPRESET || mode == DOSHORT ||
 	    (mode == DROPMID && !no_relogin)) {
 		/* the old connection must go away in full: log in again */
 		rnd_hangup();
