@@ -1232,7 +1232,6 @@ static int closes(enum mode mode)
 
 enum { V_NONE, V_BAD, V_UNDERFED };
 
-static uint64_t rng;
 static unsigned long long seed;
 static unsigned long count = 10000, first_pdu;
 static int verbose;
@@ -1252,37 +1251,6 @@ static struct {
 	unsigned long good_bad, bad, bad_answered, underfed_good;
 	unsigned long responses, rejects, hello_replies;
 } rs;
-
-/* splitmix64: a PDU's own PRNG state from the seed and its index */
-static uint64_t rnd_mix(uint64_t x)
-{
-	x += 0x9e3779b97f4a7c15ULL;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-	x ^= x >> 31;
-	return x ? x : 1;
-}
-
-/* xorshift64* */
-static uint64_t rnd64(void)
-{
-	rng ^= rng >> 12;
-	rng ^= rng << 25;
-	rng ^= rng >> 27;
-	return rng * 0x2545f4914f6cdd1dULL;
-}
-
-/* [0, n) */
-static uint32_t rnd(uint32_t n)
-{
-	return n ? (uint32_t)((rnd64() >> 11) % n) : 0;
-}
-
-/* true @p percent of the time */
-static int pct(unsigned int p)
-{
-	return rnd(100) < p;
-}
 
 static int sn_gt(uint32_t a, uint32_t b)
 {
@@ -1598,7 +1566,7 @@ static uint32_t rnd_pdu(unsigned long idx, int *hello)
 	int exact = 0, consumes = 0;
 	const char *s;
 
-	rng = rnd_mix(seed ^ rnd_mix(idx));
+	itool_rng = itool_rnd_mix(seed ^ itool_rnd_mix(idx));
 	*hello = 0;
 	r = rnd(1000);
 	if (r < 545) {

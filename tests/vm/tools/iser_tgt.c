@@ -849,7 +849,6 @@ static void rnd_stop(int sig)
 	rstop = 1;
 }
 
-static uint64_t rng;
 /* the commands of this connection the tool has not answered */
 static struct cmd live[LIVE_MAX];
 static int nr_live;
@@ -864,37 +863,6 @@ static struct {
 	unsigned long good_dirty, itt_reused, hostile;
 } rs;
 
-/* splitmix64 */
-static uint64_t rnd_mix(uint64_t x)
-{
-	x += 0x9e3779b97f4a7c15ULL;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-	x ^= x >> 31;
-	return x ? x : 1;
-}
-
-/* xorshift64* */
-static uint64_t rnd64(void)
-{
-	rng ^= rng >> 12;
-	rng ^= rng << 25;
-	rng ^= rng >> 27;
-	return rng * 0x2545f4914f6cdd1dULL;
-}
-
-/* [0, n) */
-static uint32_t rnd(uint32_t n)
-{
-	return n ? (uint32_t)((rnd64() >> 11) % n) : 0;
-}
-
-/* true @p percent of the time */
-static int pct(unsigned int p)
-{
-	return rnd(100) < p;
-}
-
 static void rnd_fill(unsigned char *p, uint32_t len)
 {
 	while (len--)
@@ -908,7 +876,7 @@ static void lun_pattern(void)
 	size_t i;
 
 	for (i = 0; i < ZERO_SIZE; i += 8) {
-		v = rnd_mix(0x15e7ULL << 32 | i);
+		v = itool_rnd_mix(0x15e7ULL << 32 | i);
 		memcpy(data_buf + i, &v, 8);
 	}
 }
@@ -1039,7 +1007,7 @@ static int rnd_pdu(int cur)
 	unsigned int k;
 	int tc, nw = 0, use_inv = 0, wc = -1, ret, good = 0, hostile;
 
-	rng = rnd_mix(seed ^ rnd_mix(ridx));
+	itool_rng = itool_rnd_mix(seed ^ itool_rnd_mix(ridx));
 	/*
 	 * Most PDUs are plausible ones a correct initiator takes (SCSI
 	 * Responses for issued commands, pings, Async Messages, Rejects):
@@ -1403,7 +1371,7 @@ static int rnd_cmd(const unsigned char *msg)
 	if (rstop)
 		armed = 0;
 	if (armed && ridx < rend &&
-	    rnd_mix(seed ^ rnd_mix(~rs.cmds)) % 100 < rshare) {
+	    itool_rnd_mix(seed ^ itool_rnd_mix(~rs.cmds)) % 100 < rshare) {
 		if (rnd_pdu(i))
 			return -1;
 		/* the PDU's own stream: hold the command back, sometimes */

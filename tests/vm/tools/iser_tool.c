@@ -250,3 +250,15 @@ unsigned char *itool_pdu_start(struct itool *t, unsigned char op,
 	bhs[7] = dlen;
 	return bhs;
 }
+
+uint64_t itool_rng;
+
+/* splitmix64 (never 0: xorshift64* would stay there) */
+uint64_t itool_rnd_mix(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ULL;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	x ^= x >> 31;
+	return x ? x : 1;
+}

@@ -70,6 +70,36 @@ struct itool {
 	int last_rx;
 };
 
+/*
+ * The PRNG of the random modes (iser_ffp -m random, iser_tgt -m random):
+ * xorshift64*, each PDU's state seeded with splitmix64 of the seed and the
+ * PDU's index (itool_rnd_mix()), so a sequence replays from any PDU.
+ */
+extern uint64_t itool_rng;
+
+uint64_t itool_rnd_mix(uint64_t x);
+
+/* xorshift64* */
+static inline uint64_t rnd64(void)
+{
+	itool_rng ^= itool_rng >> 12;
+	itool_rng ^= itool_rng << 25;
+	itool_rng ^= itool_rng >> 27;
+	return itool_rng * 0x2545f4914f6cdd1dULL;
+}
+
+/* [0, n) */
+static inline uint32_t rnd(uint32_t n)
+{
+	return n ? (uint32_t)((rnd64() >> 11) % n) : 0;
+}
+
+/* true @p percent of the time */
+static inline int pct(unsigned int p)
+{
+	return rnd(100) < p;
+}
+
 static inline void itool_put_be32(unsigned char *p, uint32_t v)
 {
 	v = htonl(v);
