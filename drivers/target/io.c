@@ -1249,6 +1249,23 @@ void ist_put_unsol_pending_cmds(struct iscsit_conn *conn)
 }
 
 /*
+ * A command of a closing connection is about to be freed: the session's
+ * out-of-order CmdSN list, where LIO keeps one deferred for a CmdSN gap,
+ * must not point to it any more.
+ */
+static void ist_ooo_forget(struct iscsit_session *sess,
+			   struct iscsit_cmd *cmd)
+{
+	struct iscsi_ooo_cmdsn *ooo;
+
+	mutex_lock(&sess->cmdsn_mutex);
+	list_for_each_entry(ooo, &sess->sess_ooo_cmdsn_list, ooo_list)
+		if (ooo->cmd == cmd)
+			ooo->cmd = NULL;
+	mutex_unlock(&sess->cmdsn_mutex);
+}
+
+/*
  * The next WRITE of a closing connection that a task management function
  * aborted while it waited for its data: marked, so that each is taken
  * once. Any other state (data on its way, a deferred command without an
@@ -1311,7 +1328,6 @@ static struct iscsit_cmd *ist_next_aborted_write(struct iscsit_conn *conn)
 void ist_complete_aborted_writes(struct iscsit_conn *conn)
 {
 	struct iscsit_session *sess = conn->sess;
-	struct iscsi_ooo_cmdsn *ooo;
 	struct iscsit_cmd *cmd;
 
 	/* in connection recovery LIO moves them to another connection */
@@ -1319,15 +1335,8 @@ void ist_complete_aborted_writes(struct iscsit_conn *conn)
 		return;
 
 	while ((cmd = ist_next_aborted_write(conn))) {
-		if (cmd->i_state == ISTATE_DEFERRED_CMD) {
-			/* the CmdSN list must not point to it once freed */
-			mutex_lock(&sess->cmdsn_mutex);
-			list_for_each_entry(ooo, &sess->sess_ooo_cmdsn_list,
-					    ooo_list)
-				if (ooo->cmd == cmd)
-					ooo->cmd = NULL;
-			mutex_unlock(&sess->cmdsn_mutex);
-		}
+		if (cmd->i_state == ISTATE_DEFERRED_CMD)
+			ist_ooo_forget(sess, cmd);
 		pr_info_ratelimited("connection from %pISpc: completing aborted WRITE ITT 0x%08x that waited for its data\n",
 				    &((struct ist_conn *)conn->context)->src,
 				    be32_to_cpu((__force __be32)cmd->init_task_tag));
@@ -1397,7 +1406,6 @@ void ist_put_parked_cmds(struct iscsit_conn *conn)
 {
 	struct iscsit_session *sess = conn->sess;
 	struct iscsit_cmd *cmd, *tmp;
-	struct iscsi_ooo_cmdsn *ooo;
 	bool aborted;
 	LIST_HEAD(drop);
 
@@ -1419,15 +1427,8 @@ void ist_put_parked_cmds(struct iscsit_conn *conn)
 	if (list_empty(&drop))
 		return;
 
-	/* the session's out-of-order CmdSN list must not point to them */
-	mutex_lock(&sess->cmdsn_mutex);
-	list_for_each_entry(ooo, &sess->sess_ooo_cmdsn_list, ooo_list)
-		list_for_each_entry(cmd, &drop, i_conn_node)
-			if (ooo->cmd == cmd)
-				ooo->cmd = NULL;
-	mutex_unlock(&sess->cmdsn_mutex);
-
 	list_for_each_entry_safe(cmd, tmp, &drop, i_conn_node) {
+		ist_ooo_forget(sess, cmd);
 		list_del_init(&cmd->i_conn_node);
 		ist_rw_destroy(ist_cmd_bind(conn, cmd));
 		iscsit_free_cmd(cmd, true);
