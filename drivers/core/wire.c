@@ -511,12 +511,16 @@ EXPORT_SYMBOL_GPL(isdm_rx_parse);
  *
  * RFC 5046 7.3.1, 9.2: a read needs a Read STag, a write whose data is not
  * all unsolicited needs a Write STag, and a command advertises no STag for
- * a direction it does not have.
+ * a direction it does not have. RFC 3720 10.3.1: only a write (W=1)
+ * carries data from the initiator; a data segment on any other command is
+ * refused before the target core sees it (LIO would take it as immediate
+ * data and, for a READ, execute the command before its CmdSN is due).
  *
  * Return: 0; -EINVAL when @bhs is not a SCSI Command; -EBADMSG when a STag
- * is advertised for a direction the command lacks; -ENOKEY when a STag the
- * transfer needs is missing; -EOVERFLOW when @unsol_len exceeds the
- * expected data transfer length.
+ * is advertised for a direction the command lacks; -EPROTO when a command
+ * without the W bit carries data; -ENOKEY when a STag the transfer needs
+ * is missing; -EOVERFLOW when @unsol_len exceeds the expected data
+ * transfer length.
  */
 int isdm_check_cmd_stags(const void *bhs, const struct isdm_stags *st,
 			 __u32 unsol_len)
@@ -533,6 +537,8 @@ int isdm_check_cmd_stags(const void *bhs, const struct isdm_stags *st,
 
 	if ((st->rsv && !rd) || (st->wsv && !wr))
 		return -EBADMSG;
+	if (!wr && unsol_len)
+		return -EPROTO;
 	if (wr && unsol_len > edtl)
 		return -EOVERFLOW;
 	if (rd && !wr && edtl && !st->rsv)
@@ -557,6 +563,8 @@ EXPORT_SYMBOL_GPL(isdm_check_cmd_stags);
  * immediate data is all the initiator sends unasked. Otherwise the
  * unsolicited part is FirstBurstLength or the expected data transfer
  * length, whichever is smaller (and never less than the immediate data).
+ * A command without the W bit has no unsolicited Data-Out: only its
+ * immediate data counts (any is illegal, see isdm_check_cmd_stags()).
  * The result is what isdm_check_cmd_stags() takes as @unsol_len.
  *
  * Return: the number of bytes that arrive without a Write STag being used.
@@ -568,7 +576,8 @@ __u32 isdm_cmd_unsol_len(const void *bhs, __u32 imm_len, bool initial_r2t,
 	__u32 edtl = isdm_rd_be32(b + 20);
 	__u32 burst = first_burst < edtl ? first_burst : edtl;
 
-	if (initial_r2t || (b[1] & ISDM_BHS_FINAL))
+	if (initial_r2t || (b[1] & ISDM_BHS_FINAL) ||
+	    !(b[1] & ISDM_BHS_CMD_WRITE))
 		return imm_len;
 	return imm_len > burst ? imm_len : burst;
 }

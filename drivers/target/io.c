@@ -430,6 +430,12 @@ static int ist_handle_scsi_cmd(struct ist_conn *ic, u8 *buf,
 
 	rc = isdm_check_cmd_stags(bhs, &pdu->stags,
 				  ist_unsol_len(conn, bhs, pdu->data_len));
+	if (rc == -EPROTO) {
+		pr_err_ratelimited("connection from %pISpc: SCSI command ITT 0x%08x carries %u bytes of data without the W bit\n",
+				   &ic->src, be32_to_cpu((__force __be32)hdr->itt),
+				   pdu->data_len);
+		return rc;
+	}
 	if (rc) {
 		pr_err_ratelimited("connection from %pISpc: SCSI command ITT 0x%08x with STags that do not match its direction (%d)\n",
 				   &ic->src, be32_to_cpu((__force __be32)hdr->itt),
@@ -1387,6 +1393,17 @@ void ist_log_waiting_cmds(struct ist_conn *ic)
 			cmd->write_data_done, cmd->se_cmd.data_length,
 			icmd->rw_init, icmd->rdma_need, icmd->rdma_held,
 			icmd->rdma_waiting, icmd->rdma_failed);
+		if (cmd->se_cmd.se_dev) {
+			struct se_device *dev = cmd->se_cmd.se_dev;
+
+			pr_warn("connection from %pISpc: ITT 0x%08x task attribute %d; its device: %d running, %d delayed, ordered command running %d\n",
+				&ic->src,
+				be32_to_cpu((__force __be32)cmd->init_task_tag),
+				cmd->se_cmd.sam_task_attr,
+				atomic_read(&dev->non_ordered),
+				atomic_read(&dev->delayed_cmd_count),
+				READ_ONCE(dev->ordered_sync_in_progress));
+		}
 	}
 	spin_unlock_bh(&conn->cmd_lock);
 	if (!n)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A SCSI Command's STags against its direction (isdm_check_cmd_stags()),
+ * A SCSI Command's STags and data against its direction
+ * (isdm_check_cmd_stags()),
  * its unsolicited length (isdm_cmd_unsol_len(), with the unsolicited
  * length bytes as immediate data, byte 0 bit 4 as InitialR2T and the
  * Write STag bytes as FirstBurstLength) and the Send-type message of any
@@ -21,7 +22,7 @@ static void fuzz_stags(const __u8 *bhs, const struct isdm_stags *st,
 {
 	bool rd = bhs[1] & ISDM_BHS_CMD_READ, wr = bhs[1] & ISDM_BHS_CMD_WRITE;
 	__u32 edtl = fuzz_be32(bhs + 20);
-	bool stray, over, missing;
+	bool stray, nodata, over, missing;
 	int ret;
 
 	ret = isdm_check_cmd_stags(bhs, st, unsol);
@@ -31,6 +32,8 @@ static void fuzz_stags(const __u8 *bhs, const struct isdm_stags *st,
 	}
 	/* a STag for a direction the command lacks */
 	stray = (st->rsv && !rd) || (st->wsv && !wr);
+	/* data on a command that is not a write (RFC 3720 10.3.1) */
+	nodata = !wr && unsol;
 	/* more unsolicited write data than the command has */
 	over = wr && unsol > edtl;
 	/* reads need the Read STag, solicited writes the Write STag */
@@ -38,6 +41,8 @@ static void fuzz_stags(const __u8 *bhs, const struct isdm_stags *st,
 		  (wr && edtl > unsol && !st->wsv);
 	if (stray)
 		fuzz_check(ret == -EBADMSG);
+	else if (nodata)
+		fuzz_check(ret == -EPROTO);
 	else if (over)
 		fuzz_check(ret == -EOVERFLOW);
 	else if (missing)
@@ -46,13 +51,17 @@ static void fuzz_stags(const __u8 *bhs, const struct isdm_stags *st,
 		fuzz_check(ret == 0);
 }
 
-/* RFC 3720 10.3.1, 12.11: F=1 or InitialR2T=Yes: the immediate data only */
+/*
+ * RFC 3720 10.3.1, 12.11: F=1, InitialR2T=Yes or no W bit: the immediate
+ * data only
+ */
 static void fuzz_unsol(const __u8 *bhs, __u32 imm, bool r2t, __u32 fbl)
 {
 	__u32 edtl = fuzz_be32(bhs + 20);
 	__u32 got = isdm_cmd_unsol_len(bhs, imm, r2t, fbl);
 
-	if (r2t || (bhs[1] & ISDM_BHS_FINAL))
+	if (r2t || (bhs[1] & ISDM_BHS_FINAL) ||
+	    !(bhs[1] & ISDM_BHS_CMD_WRITE))
 		fuzz_check(got == imm);
 	else
 		fuzz_check(got >= imm &&

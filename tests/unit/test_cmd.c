@@ -62,6 +62,13 @@ static void stags_read(void **state)
 		{ "read with WSV", 0x01, R, 4096, true, true, 0, -EBADMSG },
 		{ "read with only WSV", 0x01, R, 4096, true, false, 0,
 		  -EBADMSG },
+		/* seed 1 of iser_ffp -m random, PDU 4589 */
+		{ "read with immediate data", 0x01, R, 4096, false, true, 512,
+		  -EPROTO },
+		{ "read with one byte of data", 0x01, R, 4096, false, true, 1,
+		  -EPROTO },
+		{ "stray STag judged before data", 0x01, R, 4096, true, true,
+		  512, -EBADMSG },
 	};
 
 	run_stag_cases(c, ARRAY_SIZE(c));
@@ -126,6 +133,10 @@ static void stags_no_data(void **state)
 		  -EBADMSG },
 		{ "no direction with both", 0x41, 0, 512, true, true, 0,
 		  -EBADMSG },
+		{ "no direction with data", 0x01, 0, 0, false, false, 16,
+		  -EPROTO },
+		{ "no direction, EDTL set, with data", 0x01, 0, 512, false,
+		  false, 512, -EPROTO },
 	};
 
 	run_stag_cases(c, ARRAY_SIZE(c));
@@ -295,6 +306,10 @@ static void unsol_len_rules(void **state)
 		  false, 65536, 0 },
 		{ "immediate data above FirstBurstLength", W, 8192, 8192,
 		  false, 4096, 8192 },
+		{ "read, InitialR2T=No, F=0: no first burst", R, 8192, 0,
+		  false, 65536, 0 },
+		{ "read, F=0, immediate data: only that", R, 8192, 512,
+		  false, 65536, 512 },
 	};
 	size_t i;
 

@@ -57,6 +57,14 @@
 #     answers with CHECK CONDITION while the command waits for its data;
 #     then a new login must work and no session be left (the command's
 #     write_pending reference must go with its status);
+# 12d. readimm: a READ carrying 512 bytes of data (no W bit), one CmdSN
+#     ahead: LIO would take the data as immediate data and execute the
+#     READ at once, before its CmdSN is due, and the teardown, taking it
+#     for a deferred command never executed, freed it while it ran (an
+#     ORDERED one then left the LUN's ordered-command state set: every
+#     later command of the LUN waited for ever; found by ffp-random, seed
+#     1, PDU 4589); the target must close the connection without an
+#     answer, and a new login must work;
 # 13. afterfail: a reserved opcode closes the connection; a command to a
 #     LUN that does not exist, right behind it, must not hold up the
 #     teardown either (a new login works), and must not reach LIO at all
@@ -227,6 +235,11 @@ ffp_run doshort 'login=ok .*closed=no status=0x02 .*relogin=ok' "${norm[@]}"
 if want doshort && [ "$VM_TARGET" != intree ] && ! vm_wait 30 ffp_acl_idle; then
 	vm_log "FAILED: doshort: a session is left: $(tr '\n' ' ' <"/sys/kernel/config/target/iscsi/$VM_TARGET_IQN/tpgt_1/acls/$VM_INITIATOR_IQN/info")"
 	fails+="doshort: LIO still shows a session 30 s after the tool's last connection closed; "
+fi
+ffp_run readimm 'login=ok .*nop_in=no closed=yes status=none .*read_data=untouched relogin=ok' "${norm[@]}"
+if want readimm && [ "$VM_TARGET" != intree ] && ! vm_wait 30 ffp_acl_idle; then
+	vm_log "FAILED: readimm: a session is left: $(tr '\n' ' ' <"/sys/kernel/config/target/iscsi/$VM_TARGET_IQN/tpgt_1/acls/$VM_INITIATOR_IQN/info")"
+	fails+="readimm: LIO still shows a session 30 s after the tool's last connection closed; "
 fi
 ffp_run dropmid 'login=ok .*relogin=ok' "${norm[@]}"
 # 14c. the same without the new login (-R): nothing more comes from the

@@ -121,6 +121,15 @@
  *            CONDITION while the command still waits for its data; a
  *            ping, then the tool disconnects and logs in again, which
  *            must work (the command's last reference must go)
+ *   readimm  a READ(10) of 8 blocks carrying 512 bytes of data (W=0,
+ *            F=1), with a Read STag on a registered buffer and a CmdSN
+ *            one past the expected one; no PDU fills the gap, so a
+ *            target that honours CmdSN order never executes it. LIO
+ *            takes the data as immediate data and executes such a READ
+ *            at once (found by -m random, seed 1, PDU 4589): the target
+ *            must refuse it before LIO sees it (closed=yes, no status,
+ *            read_data=untouched: nothing was written into the buffer);
+ *            then a new login, which must work
  *   bigio    not hostile, only large: READ CAPACITY, then a WRITE(10) of
  *            as many blocks as fit in 32 MiB (at most 65535) from LBA 0,
  *            all of it fetched by the target with RDMA Reads (no
@@ -212,7 +221,7 @@
  * textcont and says whether the last was final. initial_r2t=no is
  * appended in a normal session when InitialR2T=No was negotiated, and
  * relogin=ok|failed after cmdsngap, afterfail, overrun, dobig, dogap,
- * tmfseq, gapreset, doshort and dropmid (not with -R).
+ * tmfseq, gapreset, doshort, readimm and dropmid (not with -R).
  *
  * usage: iser_ffp [-m MODE] [-n TARGET] [-i INITIATOR] [-s SEED] [-N COUNT]
  * [-F FIRST] [-v] [-R] [-T SECS] ADDR PORT (-v: random mode prints each
@@ -242,7 +251,7 @@ enum mode {
 	AHS0, AHSOVER, AHSTYPE, AHSNOP, AHSSHORT, CDBLONG, ECDB, BIDI, IMMF1,
 	GAP, AFTERFAIL, OVERRUN, DOBIG, DOSENSE, DOGAP, NOPTTT, TMFSEQ, DROPMID,
 	BIGIO, BIGQ, SHORTW, SHORTR, RANDOM, HELLOVER, HELLOBAD, HELLOLEN,
-	HELLO2, LOGOUTBAD, GAPRESET, DOSHORT,
+	HELLO2, LOGOUTBAD, GAPRESET, DOSHORT, READIMM,
 };
 
 static const char *const mode_names[] = {
@@ -251,7 +260,7 @@ static const char *const mode_names[] = {
 	"cdblong", "ecdb", "bidi", "immf1", "cmdsngap", "afterfail", "overrun",
 	"dobig", "dosense", "dogap", "nopttt", "tmfseq", "dropmid",
 	"bigio", "bigq", "shortw", "shortr", "random", "hellover", "hellobad",
-	"hellolen", "hello2", "logoutbad", "gapreset", "doshort",
+	"hellolen", "hello2", "logoutbad", "gapreset", "doshort", "readimm",
 };
 
 static struct itool t;
@@ -260,6 +269,8 @@ static const char *target_name;
 static const char *initiator_name = "iqn.2004-10.org.debian:iser-vm-ffp";
 static int initial_r2t_no;
 static int nr_rx = NR_RX;
+static unsigned char rbuf[4096];	/* readimm's Read STag names it */
+static int rbuf_written;
 
 static int connect_target(const char *addr, const char *port)
 {
@@ -830,6 +841,39 @@ static void offend(enum mode mode)
 		/* LIO's TMR work aborts the WRITE meanwhile */
 		sleep(1);
 		return;
+	case READIMM: {
+		struct ibv_mr *mr;
+		uint64_t va = (uintptr_t)rbuf;
+		unsigned int i;
+
+		/* a target that executes the READ overwrites this */
+		memset(rbuf, 0xa5, sizeof(rbuf));
+		mr = ibv_reg_mr(t.pd, rbuf, sizeof(rbuf),
+				IBV_ACCESS_LOCAL_WRITE |
+				IBV_ACCESS_REMOTE_WRITE);
+		if (!mr)
+			return;
+		bhs = pdu_start(ISDM_OP_SCSI_CMD,
+				ISDM_BHS_FINAL | ISDM_BHS_CMD_READ, 512);
+		t.tx_buf[0] |= ISDM_CTRL_RSV;
+		itool_put_be32(t.tx_buf + 16, mr->rkey);
+		itool_put_be32(t.tx_buf + 20, va >> 32);
+		itool_put_be32(t.tx_buf + 24, va);
+		itool_put_be32(bhs + 16, 0x5c00);
+		itool_put_be32(bhs + 20, sizeof(rbuf));
+		itool_put_be32(bhs + 24, cmd_sn + 1);
+		itool_put_be32(bhs + 28, exp_stat_sn);
+		bhs[32] = 0x28;
+		bhs[32 + 8] = 8;
+		memset(bhs + ISDM_BHS_LEN, 0x5a, 512);
+		if (!send_buf(HDR + 512))
+			note_answer(answer());
+		/* the MR stays: the target may still write into it */
+		for (i = 0; i < sizeof(rbuf); i++)
+			if (rbuf[i] != 0xa5)
+				rbuf_written = 1;
+		return;
+	}
 	case AFTERFAIL:
 		/* a reserved opcode, and right behind it a command to LUN 5 */
 		bhs = pdu_start(0x0f, ISDM_BHS_FINAL, 0);
@@ -1212,6 +1256,7 @@ static int closes(enum mode mode)
 	case SHORTR:
 	case HELLOVER ... HELLO2:
 	case LOGOUTBAD:
+	case READIMM:
 		return 1;
 	default:
 		return 0;
@@ -2051,7 +2096,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	/* its buffer is a plain MR: decline Send with Invalidate */
-	if (mode == BIGIO || mode == BIGQ || mode == SHORTW || mode == SHORTR)
+	if (mode == BIGIO || mode == BIGQ || mode == SHORTW ||
+	    mode == SHORTR || mode == READIMM)
 		nr_rx = ITOOL_MAX_RX;
 	if (mode == RANDOM) {
 		if (!target_name) {
@@ -2100,9 +2146,11 @@ int main(int argc, char **argv)
 	       target_name ? (initial_r2t_no ? " initial_r2t=no" :
 			      " initial_r2t=yes") : "");
 	printf("%s", big);
+	if (mode == READIMM)
+		printf(" read_data=%s", rbuf_written ? "written" : "untouched");
 	if (mode == GAP || mode == AFTERFAIL || mode == OVERRUN ||
 	    mode == DOBIG || mode == DOGAP || mode == TMFSEQ ||
-	    mode == GAPRESET || mode == DOSHORT ||
+	    mode == GAPRESET || mode == DOSHORT || mode == READIMM ||
 	    (mode == DROPMID && !no_relogin)) {
 		/* the old connection must go away in full: log in again */
 		rnd_hangup();
