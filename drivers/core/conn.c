@@ -2,8 +2,8 @@
 /*
  * Queues and descriptors of an iSER connection, shared by the initiator
  * and the target: one CQ from the CQ pool, one RC QP, receive descriptors
- * sized by the caller from the negotiated data segment lengths, and the
- * mapping of the wire layer's Send-type rules onto work requests.
+ * sized by the caller from the negotiated data segment lengths. The send
+ * side is in tx.c.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -316,30 +316,3 @@ int isdm_rx_post(struct ib_qp *qp, struct isdm_device *dev,
 	return ib_post_recv(qp, &wr, NULL);
 }
 EXPORT_SYMBOL_GPL(isdm_rx_post);
-
-/**
- * isdm_send_wr_init() - turn the wire layer's Send rule into a send WR
- * @wr: the work request to fill (opcode, flags, invalidate STag)
- * @op: the rule from isdm_send_op()
- *
- * Every Send is signalled; SendSE and SendInvSE carry the solicited flag.
- */
-void isdm_send_wr_init(struct ib_send_wr *wr, const struct isdm_send_op *op)
-{
-	wr->send_flags = IB_SEND_SIGNALED;
-	switch (op->kind) {
-	case ISDM_SEND_INV_SE:
-		wr->opcode = IB_WR_SEND_WITH_INV;
-		wr->ex.invalidate_rkey = op->inv_stag;
-		wr->send_flags |= IB_SEND_SOLICITED;
-		break;
-	case ISDM_SEND_SE:
-		wr->opcode = IB_WR_SEND;
-		wr->send_flags |= IB_SEND_SOLICITED;
-		break;
-	default:
-		wr->opcode = IB_WR_SEND;
-		break;
-	}
-}
-EXPORT_SYMBOL_GPL(isdm_send_wr_init);

@@ -301,14 +301,13 @@ static void isi_unmap_data(struct isi_conn *ic, struct isi_task *it,
 
 static void isi_send_done(struct ib_cq *cq, struct ib_wc *wc)
 {
-	struct isi_tx *tx = container_of(wc->wr_cqe, struct isi_tx, cqe);
+	struct isi_tx *tx = container_of(wc->wr_cqe, struct isi_tx, send.cqe);
 	struct isi_conn *ic = isi_qp_conn(wc);
 	struct iscsi_task *task = tx->task;
 	bool put_task = tx->put_task;
 
 	atomic_sub(tx->nr_wr, &ic->sq_used);
-	ib_dma_unmap_single(ic->dev->ib_dev, tx->dma, sizeof(tx->hdr),
-			    DMA_TO_DEVICE);
+	isdm_tx_unmap(ic->dev, &tx->send);
 	if (wc->status != IB_WC_SUCCESS)
 		isi_wc_error(ic, wc, "send");
 	if (tx->dataout)
@@ -318,42 +317,18 @@ static void isi_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	iscsi_put_task(task);
 }
 
-/*
- * Fill the iSER header and the Send WR of @tx, whose BHS is already at
- * offset ISDM_HDR_LEN_EXT, and map the headers.
- */
+/* Build the iSER header of @tx, whose BHS libiscsi built, and map both. */
 static int isi_tx_prep(struct isi_conn *ic, struct isi_tx *tx,
 		       const struct isdm_stags *st)
 {
-	struct ib_device *ib_dev = ic->dev->ib_dev;
-	struct isdm_send_op op;
-	int ret;
-
-	tx->off = ISDM_HDR_LEN_EXT - ic->mode.hdr_len;
-	ret = isdm_send_op(tx->hdr + ISDM_HDR_LEN_EXT, NULL, &ic->mode, &op);
-	if (ret)
-		return ret;
-	ret = isdm_hdr_build(tx->hdr + tx->off, ic->mode.hdr_len, &ic->mode,
-			     st);
-	if (ret < 0)
-		return ret;
-	tx->dma = ib_dma_map_single(ib_dev, tx->hdr, sizeof(tx->hdr),
-				    DMA_TO_DEVICE);
-	if (ib_dma_mapping_error(ib_dev, tx->dma))
-		return -ENOMEM;
-	tx->sge[0].addr = tx->dma + tx->off;
-	tx->sge[0].length = ic->mode.hdr_len + ISDM_BHS_LEN;
-	tx->sge[0].lkey = ic->dev->pd->local_dma_lkey;
-	tx->cqe.done = isi_send_done;
-	memset(&tx->wr, 0, sizeof(tx->wr));
-	tx->wr.wr_cqe = &tx->cqe;
-	tx->wr.sg_list = tx->sge;
-	tx->wr.num_sge = tx->num_sge;
-	isdm_send_wr_init(&tx->wr, &op);
-	return 0;
+	return isdm_tx_build(ic->dev, &tx->send, &ic->mode, NULL, st, 0,
+			     isi_send_done);
 }
 
-/* Post @first (a chain ending in @tx's Send) holding a task reference. */
+/*
+ * Post @tx's Send, behind the chain that starts at @first (NULL: alone),
+ * holding a task reference.
+ */
 static int isi_tx_post(struct isi_conn *ic, struct isi_tx *tx,
 		       struct ib_send_wr *first)
 {
@@ -363,14 +338,13 @@ static int isi_tx_post(struct isi_conn *ic, struct isi_tx *tx,
 		ret = -EIO;
 		goto unmap;
 	}
-	ret = ib_post_send(ic->q.qp, first, NULL);
+	ret = isdm_tx_post(ic->q.qp, &tx->send, first);
 	if (!ret)
 		return 0;
 	iscsi_put_task(tx->task);
 	pr_err_ratelimited("ib_post_send failed: %d\n", ret);
 unmap:
-	ib_dma_unmap_single(ic->dev->ib_dev, tx->dma, sizeof(tx->hdr),
-			    DMA_TO_DEVICE);
+	isdm_tx_unmap(ic->dev, &tx->send);
 	return ret;
 }
 
@@ -382,7 +356,7 @@ static int isi_send_control(struct isi_conn *ic, struct iscsi_task *task)
 	u32 len = ntoh24(task->hdr->dlength);
 	int ret;
 
-	tx->num_sge = 1;
+	tx->send.num_sge = 1;
 	if (len) {
 		/* only login and text requests carry data (conn->data) */
 		if (task != conn->login_task || len > ISI_LOGIN_DATA_MAX ||
@@ -398,10 +372,10 @@ static int isi_send_control(struct isi_conn *ic, struct iscsi_task *task)
 					      ic->login_req_dma,
 					      ISI_LOGIN_DATA_MAX,
 					      DMA_TO_DEVICE);
-		tx->sge[1].addr = ic->login_req_dma;
-		tx->sge[1].length = len;
-		tx->sge[1].lkey = ic->dev->pd->local_dma_lkey;
-		tx->num_sge = 2;
+		tx->send.sge[1].addr = ic->login_req_dma;
+		tx->send.sge[1].length = len;
+		tx->send.sge[1].lkey = ic->dev->pd->local_dma_lkey;
+		tx->send.num_sge = 2;
 	}
 	if (!isi_sq_reserve(ic, 1))
 		return -EAGAIN;
@@ -417,13 +391,12 @@ static int isi_send_control(struct isi_conn *ic, struct iscsi_task *task)
 	if (task == conn->login_task && !ic->ffp && !ic->login_posted) {
 		ret = isdm_rx_post(ic->q.qp, ic->dev, &ic->login_rx);
 		if (ret) {
-			ib_dma_unmap_single(ic->dev->ib_dev, tx->dma,
-					    sizeof(tx->hdr), DMA_TO_DEVICE);
+			isdm_tx_unmap(ic->dev, &tx->send);
 			goto unreserve;
 		}
 		ic->login_posted = true;
 	}
-	ret = isi_tx_post(ic, tx, &tx->wr);
+	ret = isi_tx_post(ic, tx, NULL);
 	if (ret)
 		goto unreserve;
 	return 0;
@@ -588,11 +561,11 @@ static bool isi_map_imm(struct isi_conn *ic, struct iscsi_task *task,
 	if (!it->nents)
 		return false;
 	for_each_sg(it->sgl, sg, it->nents, i) {
-		tx->sge[1 + i].addr = sg_dma_address(sg);
-		tx->sge[1 + i].length = sg_dma_len(sg);
-		tx->sge[1 + i].lkey = ic->dev->pd->local_dma_lkey;
+		tx->send.sge[1 + i].addr = sg_dma_address(sg);
+		tx->send.sge[1 + i].length = sg_dma_len(sg);
+		tx->send.sge[1 + i].lkey = ic->dev->pd->local_dma_lkey;
 	}
-	tx->num_sge = 1 + it->nents;
+	tx->send.num_sge = 1 + it->nents;
 	return true;
 }
 
@@ -602,11 +575,11 @@ static int isi_send_command(struct isi_conn *ic, struct iscsi_task *task)
 	struct scsi_cmnd *sc = task->sc;
 	struct isi_tx *tx = &it->tx;
 	struct isdm_stags st = {};
-	struct ib_send_wr inv, *first = &tx->wr;
+	struct ib_send_wr inv, *first = NULL;
 	struct ib_reg_wr reg;
 	int nr_wr = 1, ret;
 
-	tx->num_sge = 1;
+	tx->send.num_sge = 1;
 	if (scsi_bufflen(sc)) {
 		if (sc->sc_data_direction != DMA_TO_DEVICE &&
 		    sc->sc_data_direction != DMA_FROM_DEVICE)
@@ -631,12 +604,12 @@ static int isi_send_command(struct isi_conn *ic, struct iscsi_task *task)
 		/* isi_unmap_data() or isi_inv_done() gives it back */
 		it->inv_slot = true;
 		nr_wr--;
-		reg.wr.next = &tx->wr;
+		reg.wr.next = &tx->send.wr;
 		if (task->imm_count) {
-			tx->sge[1].addr = it->fr->mr->iova;
-			tx->sge[1].length = task->imm_count;
-			tx->sge[1].lkey = it->fr->mr->lkey;
-			tx->num_sge = 2;
+			tx->send.sge[1].addr = it->fr->mr->iova;
+			tx->send.sge[1].length = task->imm_count;
+			tx->send.sge[1].lkey = it->fr->mr->lkey;
+			tx->send.num_sge = 2;
 		}
 	}
 	tx->nr_wr = nr_wr;
@@ -675,7 +648,8 @@ static int isi_send_dataout(struct isi_conn *ic, struct iscsi_task *task)
 		ret = -ENOMEM;
 		goto unreserve;
 	}
-	hdr = (struct iscsi_data *)(tx->hdr + ISDM_HDR_LEN_EXT);
+	tx->send.hdr = tx->hdr;
+	hdr = isdm_tx_bhs(&tx->send);
 	iscsi_prep_data_out_pdu(task, &task->unsol_r2t, hdr);
 	off = be32_to_cpu(hdr->offset);
 	len = ntoh24(hdr->dlength);
@@ -683,17 +657,17 @@ static int isi_send_dataout(struct isi_conn *ic, struct iscsi_task *task)
 		ret = -EINVAL;
 		goto free;
 	}
-	tx->sge[1].addr = it->fr->mr->iova + off;
-	tx->sge[1].length = len;
-	tx->sge[1].lkey = it->fr->mr->lkey;
-	tx->num_sge = 2;
+	tx->send.sge[1].addr = it->fr->mr->iova + off;
+	tx->send.sge[1].length = len;
+	tx->send.sge[1].lkey = it->fr->mr->lkey;
+	tx->send.num_sge = 2;
 	tx->nr_wr = 1;
 	tx->task = task;
 	tx->dataout = true;
 	ret = isi_tx_prep(ic, tx, NULL);
 	if (ret)
 		goto free;
-	ret = isi_tx_post(ic, tx, &tx->wr);
+	ret = isi_tx_post(ic, tx, NULL);
 	if (ret)
 		goto free;
 	return 0;
@@ -839,7 +813,8 @@ int isi_alloc_pdu(struct iscsi_task *task, u8 opcode)
 {
 	struct isi_task *it = task->dd_data;
 
-	task->hdr = (struct iscsi_hdr *)(it->tx.hdr + ISDM_HDR_LEN_EXT);
+	it->tx.send.hdr = it->tx.hdr;
+	task->hdr = isdm_tx_bhs(&it->tx.send);
 	task->hdr_max = ISDM_BHS_LEN;
 	return 0;
 }
@@ -963,8 +938,7 @@ static void isi_hello_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct isi_conn *ic = isi_qp_conn(wc);
 
 	atomic_dec(&ic->sq_used);
-	ib_dma_unmap_single(ic->dev->ib_dev, ic->hello_dma, sizeof(ic->hello),
-			    DMA_TO_DEVICE);
+	isdm_tx_unmap(ic->dev, &ic->hello_tx);
 	if (wc->status == IB_WC_SUCCESS)
 		return;
 	if (wc->status != IB_WC_WR_FLUSH_ERR)
@@ -987,42 +961,33 @@ static void isi_hello_send_done(struct ib_cq *cq, struct ib_wc *wc)
  */
 int isi_hello_send(struct isi_conn *ic)
 {
-	struct ib_device *ib_dev = ic->dev->ib_dev;
-	struct ib_send_wr wr = {};
-	struct ib_sge sge;
+	struct isdm_send_op op = { .kind = ISDM_SEND_SE };
+	struct isdm_tx *tx = &ic->hello_tx;
 	int ret;
 
 	isdm_hello_build(&ic->hello, min_t(u32, ic->ird, U16_MAX));
-	ic->hello_dma = ib_dma_map_single(ib_dev, &ic->hello, sizeof(ic->hello),
-					  DMA_TO_DEVICE);
-	if (ib_dma_mapping_error(ib_dev, ic->hello_dma))
-		return -ENOMEM;
+	tx->hdr = (u8 *)&ic->hello;
+	tx->num_sge = 1;
+	ret = isdm_tx_map(ic->dev, tx, 0, sizeof(ic->hello), &op,
+			  isi_hello_send_done);
+	if (ret)
+		return ret;
 	if (!isi_sq_reserve(ic, 1)) {
 		ret = -EAGAIN;
 		goto unmap;
 	}
-	sge.addr = ic->hello_dma;
-	sge.length = sizeof(ic->hello);
-	sge.lkey = ic->dev->pd->local_dma_lkey;
-	ic->hello_cqe.done = isi_hello_send_done;
-	wr.wr_cqe = &ic->hello_cqe;
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
-	wr.opcode = IB_WR_SEND;
-	wr.send_flags = IB_SEND_SIGNALED | IB_SEND_SOLICITED;
 	/*
 	 * Before the post, as a release: the HelloReply may complete before
 	 * ib_post_send() returns, and its receive must see SENT
 	 */
 	smp_store_release(&ic->hello_state, ISI_HELLO_SENT);
-	ret = ib_post_send(ic->q.qp, &wr, NULL);
+	ret = isdm_tx_post(ic->q.qp, tx, NULL);
 	if (!ret)
 		return 0;
 	WRITE_ONCE(ic->hello_state, ISI_HELLO_NONE);
 	atomic_dec(&ic->sq_used);
 unmap:
-	ib_dma_unmap_single(ib_dev, ic->hello_dma, sizeof(ic->hello),
-			    DMA_TO_DEVICE);
+	isdm_tx_unmap(ic->dev, tx);
 	return ret;
 }
 

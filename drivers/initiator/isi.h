@@ -19,8 +19,6 @@
 
 #include "isdm/isdm.h"
 
-/* iSER header (either form) + BHS: the headers of every message we send */
-#define ISI_TX_HDR_MAX		(ISDM_HDR_LEN_EXT + ISDM_BHS_LEN)
 /* login and text request/response data: libiscsi's login buffer size */
 #define ISI_LOGIN_DATA_MAX	ISCSI_DEF_MAX_RECV_SEG_LEN
 /* tasks of a session (SCSI + management), libiscsi rounds to a power of 2 */
@@ -42,7 +40,7 @@
  * its pages without registration (TargetRecvDataSegmentLength is 8 KiB with
  * Linux targets: at most three pages, four with an odd start)
  */
-#define ISI_IMM_SGE		4
+#define ISI_IMM_SGE		(ISDM_TX_SGE - 1)
 /* unsolicited Data-Out sends in flight beyond one per task */
 #define ISI_DATAOUT_MAX		256
 /*
@@ -109,28 +107,20 @@ enum isi_conn_flag {
 };
 
 /**
- * struct isi_tx - one outgoing Send
- * @hdr: iSER header (ending at offset %ISDM_HDR_LEN_EXT) and BHS
- * @dma: DMA address of @hdr while the Send is posted
- * @off: offset of the iSER header in @hdr
- * @sge: headers, then the data segment if any
- * @num_sge: used entries of @sge
+ * struct isi_tx - one outgoing Send of a task
+ * @send: the core's Send descriptor; its @hdr points at @hdr, mapped per
+ *	Send (isdm_tx_build()) and unmapped by its completion
+ * @hdr: iSER header (ending at offset %ISDM_HDR_LEN_EXT) and BHS, where
+ *	libiscsi builds the BHS (task->hdr)
  * @nr_wr: send queue slots the Send and the WRs chained before it use
- * @cqe: completion
- * @wr: the Send
  * @task: the task the Send belongs to (a reference is held while posted)
  * @put_task: drop libiscsi's own reference too (PDU without a response)
  * @dataout: allocated for one Data-Out, freed on completion
  */
 struct isi_tx {
-	u8			hdr[ISI_TX_HDR_MAX];
-	u64			dma;
-	unsigned int		off;
-	struct ib_sge		sge[1 + ISI_IMM_SGE];
-	int			num_sge;
+	struct isdm_tx		send;
+	u8			hdr[ISDM_TX_HDR_MAX];
 	int			nr_wr;
-	struct ib_cqe		cqe;
-	struct ib_send_wr	wr;
 	struct iscsi_task	*task;
 	bool			put_task;
 	bool			dataout;
@@ -274,8 +264,7 @@ struct isi_host {
  * @imm_sge: data SGEs a Send may carry besides the headers (at most
  *	%ISI_IMM_SGE, fewer if the device allows fewer)
  * @hello: the iSER Hello we send (RFC 5046 9.3)
- * @hello_dma: its DMA address while its Send is posted
- * @hello_cqe: completion of that Send
+ * @hello_tx: its Send, mapped while posted
  * @hello_state: &enum isi_hello_state; written by the receive path and
  *	read by isi_conn_start() (store-release, load-acquire)
  * @hello_res: the HelloReply, valid in %ISI_HELLO_DONE
@@ -327,8 +316,7 @@ struct isi_conn {
 	u32			imm_sge;
 
 	struct isdm_hello	hello;
-	u64			hello_dma;
-	struct ib_cqe		hello_cqe;
+	struct isdm_tx		hello_tx;
 	int			hello_state;
 	struct isdm_hello_result hello_res;
 };

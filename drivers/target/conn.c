@@ -79,195 +79,6 @@ static void ist_login_recv_done(struct ib_cq *cq, struct ib_wc *wc);
 static void ist_login_send_done(struct ib_cq *cq, struct ib_wc *wc);
 
 /* ------------------------------------------------------------------ */
-/* send helpers                                                       */
-/* ------------------------------------------------------------------ */
-
-/**
- * ist_tx_map() - map a Send's header buffer and prepare its work request
- * @ic: the connection
- * @tx: the descriptor; @tx->hdr holds what is sent
- * @off: where in @tx->hdr the message starts
- * @len: how many bytes of @tx->hdr it takes
- * @op: Send, SendSE or SendInvSE, from the wire layer
- * @done: completion handler
- *
- * Return: 0, or -ENOMEM when the buffer cannot be mapped.
- */
-int ist_tx_map(struct ist_conn *ic, struct ist_tx_desc *tx, unsigned int off,
-	       u32 len, const struct isdm_send_op *op,
-	       void (*done)(struct ib_cq *cq, struct ib_wc *wc))
-{
-	struct ib_device *ib_dev = ic->dev->ib_dev;
-
-	if (tx->premapped) {
-		ib_dma_sync_single_for_device(ib_dev, tx->dma, off + len,
-					      DMA_TO_DEVICE);
-	} else {
-		tx->dma = ib_dma_map_single(ib_dev, tx->hdr, off + len,
-					    DMA_TO_DEVICE);
-		if (ib_dma_mapping_error(ib_dev, tx->dma)) {
-			tx->dma = 0;
-			return -ENOMEM;
-		}
-		tx->map_len = off + len;
-	}
-	tx->sge[0].addr = tx->dma + off;
-	tx->sge[0].length = len;
-	tx->sge[0].lkey = ic->dev->pd->local_dma_lkey;
-	tx->num_sge = 1;
-	tx->cqe.done = done;
-
-	memset(&tx->wr, 0, sizeof(tx->wr));
-	tx->wr.wr_cqe = &tx->cqe;
-	tx->wr.sg_list = tx->sge;
-	isdm_send_wr_init(&tx->wr, op);
-	return 0;
-}
-
-/**
- * ist_tx_init() - build the headers of a Send and map them
- * @ic: the connection
- * @tx: the descriptor
- * @bhs: the BHS (copied)
- * @adv: STags the command advertised, for the Send-with-Invalidate rule
- * @inline_len: bytes the caller put right behind the BHS in @tx->hdr (a
- *	ring slot), sent with the headers
- * @done: completion handler
- *
- * Return: 0, -ENOMEM when the headers cannot be mapped, or the wire
- * layer's error for a PDU that is never a Send.
- */
-int ist_tx_init(struct ist_conn *ic, struct ist_tx_desc *tx,
-		const void *bhs, const struct isdm_stags *adv, u32 inline_len,
-		void (*done)(struct ib_cq *cq, struct ib_wc *wc))
-{
-	unsigned int off = ISDM_HDR_LEN_EXT - ic->mode.hdr_len;
-	struct isdm_send_op op;
-	int ret;
-
-	ret = isdm_send_op(bhs, adv, &ic->mode, &op);
-	if (ret)
-		return ret;
-	ret = isdm_hdr_build(tx->hdr + off, ic->mode.hdr_len, &ic->mode, NULL);
-	if (ret < 0)
-		return ret;
-	memcpy(tx->hdr + ISDM_HDR_LEN_EXT, bhs, ISDM_BHS_LEN);
-	return ist_tx_map(ic, tx, off,
-			  ic->mode.hdr_len + ISDM_BHS_LEN + inline_len, &op,
-			  done);
-}
-
-/**
- * ist_tx_unmap() - unmap the headers of a Send; idempotent
- * @ic: the connection
- * @tx: the descriptor
- */
-void ist_tx_unmap(struct ist_conn *ic, struct ist_tx_desc *tx)
-{
-	if (!tx->dma || tx->premapped)
-		return;
-	ib_dma_unmap_single(ic->dev->ib_dev, tx->dma, tx->map_len,
-			    DMA_TO_DEVICE);
-	tx->dma = 0;
-}
-
-static void ist_tx_ring_destroy(struct ist_conn *ic)
-{
-	struct ist_tx_ring *r = &ic->tx_ring;
-	u32 i, nr_pages = r->per_page ? DIV_ROUND_UP(r->nr, r->per_page) : 0;
-
-	for (i = 0; r->pages && i < nr_pages && r->pages[i]; i++) {
-		if (r->dma[i])
-			ib_dma_unmap_single(ic->dev->ib_dev, r->dma[i],
-					    PAGE_SIZE, DMA_TO_DEVICE);
-		free_page((unsigned long)r->pages[i]);
-	}
-	kfree(r->pages);
-	kfree(r->dma);
-	memset(r, 0, sizeof(*r));
-}
-
-/**
- * ist_tx_ring_create() - the premapped Send buffers of a connection
- * @ic: the connection, in full feature phase
- * @nr: slots: the session's number of LIO command tags, so that the tag of
- *	a command is its slot
- *
- * Page by page, each page mapped once, so that no allocation is larger
- * than a page however deep the session's command window is.
- *
- * Return: 0 or -ENOMEM.
- */
-int ist_tx_ring_create(struct ist_conn *ic, u32 nr)
-{
-	struct ist_tx_ring *r = &ic->tx_ring;
-	struct ib_device *ib_dev = ic->dev->ib_dev;
-	u32 i, nr_pages;
-
-	r->per_page = PAGE_SIZE / IST_TX_SLOT;
-	r->nr = nr;
-	nr_pages = DIV_ROUND_UP(nr, r->per_page);
-	r->pages = kcalloc(nr_pages, sizeof(*r->pages), GFP_KERNEL);
-	r->dma = kcalloc(nr_pages, sizeof(*r->dma), GFP_KERNEL);
-	if (!r->pages || !r->dma)
-		goto fail;
-	for (i = 0; i < nr_pages; i++) {
-		r->pages[i] = (void *)get_zeroed_page(GFP_KERNEL);
-		if (!r->pages[i])
-			goto fail;
-		r->dma[i] = ib_dma_map_single(ib_dev, r->pages[i], PAGE_SIZE,
-					      DMA_TO_DEVICE);
-		if (ib_dma_mapping_error(ib_dev, r->dma[i])) {
-			r->dma[i] = 0;
-			goto fail;
-		}
-	}
-	return 0;
-fail:
-	ist_tx_ring_destroy(ic);
-	return -ENOMEM;
-}
-
-/**
- * ist_tx_slot() - point a command's Send descriptor at its ring slot
- * @ic: the connection
- * @tx: the descriptor, in LIO's per-command area
- * @tag: the command's LIO tag (se_cmd.map_tag)
- *
- * Return: false when the connection has no slot for @tag (no ring yet, or
- * a tag beyond the session's count, which LIO never hands out).
- */
-bool ist_tx_slot(struct ist_conn *ic, struct ist_tx_desc *tx, u32 tag)
-{
-	struct ist_tx_ring *r = &ic->tx_ring;
-	u32 page, off;
-
-	if (tag >= r->nr)
-		return false;
-	page = tag / r->per_page;
-	off = (tag % r->per_page) * IST_TX_SLOT;
-	tx->hdr = (u8 *)r->pages[page] + off;
-	tx->dma = r->dma[page] + off;
-	tx->premapped = true;
-	return true;
-}
-
-/**
- * ist_post_send() - post a Send, possibly behind a chain of RDMA WRs
- * @ic: the connection
- * @tx: the Send
- * @first: the first WR of the chain, or NULL to post @tx alone
- *
- * Return: 0 or the error of ib_post_send().
- */
-int ist_post_send(struct ist_conn *ic, struct ist_tx_desc *tx,
-		  struct ib_send_wr *first)
-{
-	tx->wr.num_sge = tx->num_sge;
-	return ib_post_send(ic->q.qp, first ? first : &tx->wr, NULL);
-}
-
-/* ------------------------------------------------------------------ */
 /* state and teardown                                                 */
 /* ------------------------------------------------------------------ */
 
@@ -292,9 +103,9 @@ static void ist_conn_destroy_bufs(struct ist_conn *ic)
 	isdm_queues_destroy(&ic->q);
 	isdm_rx_ring_free(ic->dev, &ic->rx_ring);
 	ic->rx = NULL;
-	ist_tx_ring_destroy(ic);
+	isdm_tx_ring_free(ic->dev, &ic->tx_ring);
 	isdm_rx_desc_destroy(ic->dev, &ic->login_rx);
-	ist_tx_unmap(ic, &ic->login_tx);
+	isdm_tx_unmap(ic->dev, &ic->login_tx);
 	if (ic->login_rsp_dma)
 		ib_dma_unmap_single(ic->dev->ib_dev, ic->login_rsp_dma,
 				    IST_LOGIN_DATA_MAX, DMA_TO_DEVICE);
@@ -1242,7 +1053,7 @@ static void ist_login_send_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	if (wc->status != IB_WC_SUCCESS)
 		ist_wc_failed(ic, wc, "login send failed");
-	ist_tx_unmap(ic, &ic->login_tx);
+	isdm_tx_unmap(ic->dev, &ic->login_tx);
 	complete_all(&ic->login_tx_done);
 }
 
@@ -1251,9 +1062,9 @@ static int ist_login_send(struct ist_conn *ic)
 	int ret;
 
 	reinit_completion(&ic->login_tx_done);
-	ret = ist_post_send(ic, &ic->login_tx, NULL);
+	ret = isdm_tx_post(ic->q.qp, &ic->login_tx, NULL);
 	if (ret) {
-		ist_tx_unmap(ic, &ic->login_tx);
+		isdm_tx_unmap(ic->dev, &ic->login_tx);
 		complete_all(&ic->login_tx_done);
 	}
 	return ret;
@@ -1263,13 +1074,16 @@ int ist_put_login_tx(struct iscsit_conn *conn, struct iscsi_login *login,
 		     u32 length)
 {
 	struct ist_conn *ic = conn->context;
-	struct ist_tx_desc *tx = &ic->login_tx;
+	struct isdm_tx *tx = &ic->login_tx;
 	struct ib_device *ib_dev = ic->dev->ib_dev;
 	int ret;
 
 	if (length > IST_LOGIN_DATA_MAX)
 		return -EINVAL;
-	ret = ist_tx_init(ic, tx, login->rsp, NULL, 0, ist_login_send_done);
+	memcpy(isdm_tx_bhs(tx), login->rsp, ISDM_BHS_LEN);
+	tx->num_sge = 1;
+	ret = isdm_tx_build(ic->dev, tx, &ic->mode, NULL, NULL, 0,
+			    ist_login_send_done);
 	if (ret)
 		return ret;
 	if (length) {
@@ -1298,7 +1112,7 @@ int ist_put_login_tx(struct iscsit_conn *conn, struct iscsi_login *login,
 		}
 		ret = isdm_rx_post(ic->q.qp, ic->dev, &ic->login_rx);
 		if (ret) {
-			ist_tx_unmap(ic, tx);
+			isdm_tx_unmap(ic->dev, tx);
 			return ret;
 		}
 		/* LIO waits for the next PDU once this returns */
@@ -1372,8 +1186,9 @@ void ist_get_rx_pdu(struct iscsit_conn *conn)
 	size = ISDM_HDR_LEN_EXT + ISDM_BHS_LEN + IST_AHS_MAX +
 	       ALIGN(ic->rx_max_data, 4);
 	/* one Send slot per LIO command tag: a tag is a slot */
-	ret = ist_tx_ring_create(ic,
-				 conn->sess->se_sess->sess_tag_pool.sb.depth);
+	ret = isdm_tx_ring_alloc(ic->dev, &ic->tx_ring,
+				 conn->sess->se_sess->sess_tag_pool.sb.depth,
+				 IST_TX_SLOT);
 	if (ret) {
 		pr_err("connection from %pISpc: cannot allocate its Send buffers (%d)\n",
 		       &ic->src, ret);

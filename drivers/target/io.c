@@ -37,7 +37,8 @@ static struct ist_cmd *ist_cmd_bind(struct iscsit_conn *conn,
 	if (!icmd->conn) {
 		icmd->conn = conn->context;
 		icmd->cmd = cmd;
-		ist_tx_slot(icmd->conn, &icmd->tx, cmd->se_cmd.map_tag);
+		isdm_tx_ring_slot(&icmd->conn->tx_ring, &icmd->tx,
+				  cmd->se_cmd.map_tag);
 	}
 	return icmd;
 }
@@ -60,7 +61,7 @@ static struct iscsit_cmd *ist_alloc_cmd(struct ist_conn *ic)
 	icmd = iscsit_priv_cmd(cmd);
 	icmd->conn = ic;
 	icmd->cmd = cmd;
-	ist_tx_slot(ic, &icmd->tx, cmd->se_cmd.map_tag);
+	isdm_tx_ring_slot(&ic->tx_ring, &icmd->tx, cmd->se_cmd.map_tag);
 	return cmd;
 }
 
@@ -158,7 +159,7 @@ static bool ist_text_continues(struct ist_cmd *icmd)
 
 	if (icmd->cmd->iscsi_opcode != ISCSI_OP_TEXT)
 		return false;
-	hdr = (const struct iscsi_text_rsp *)(icmd->tx.hdr + ISDM_HDR_LEN_EXT);
+	hdr = isdm_tx_bhs(&icmd->tx);
 	return hdr->flags & ISCSI_FLAG_TEXT_CONTINUE;
 }
 
@@ -264,9 +265,12 @@ static int ist_build_send(struct ist_cmd *icmd, const void *bhs,
 		return -EIO;
 	}
 	/* ist_queue_status() put the sense data in place already */
-	if (inline_len && data != icmd->tx.hdr + IST_TX_HDR_MAX)
-		memcpy(icmd->tx.hdr + IST_TX_HDR_MAX, data, inline_len);
-	ret = ist_tx_init(ic, &icmd->tx, bhs, adv, inline_len, ist_send_done);
+	if (inline_len && data != icmd->tx.hdr + ISDM_TX_HDR_MAX)
+		memcpy(icmd->tx.hdr + ISDM_TX_HDR_MAX, data, inline_len);
+	memcpy(isdm_tx_bhs(&icmd->tx), bhs, ISDM_BHS_LEN);
+	icmd->tx.num_sge = 1;
+	ret = isdm_tx_build(ic->dev, &icmd->tx, &ic->mode, adv, NULL,
+			    inline_len, ist_send_done);
 	if (ret || inline_len || !len)
 		return ret;
 	icmd->pdu_dma = ib_dma_map_single(ib_dev, data, len, DMA_TO_DEVICE);
@@ -289,7 +293,7 @@ static int ist_send(struct ist_cmd *icmd, const void *bhs,
 
 	if (ret)
 		return ret;
-	ret = ist_post_send(icmd->conn, &icmd->tx, NULL);
+	ret = isdm_tx_post(icmd->conn->q.qp, &icmd->tx, NULL);
 	if (ret) {
 		ist_unmap_pdu(icmd);
 		/* a full send queue is backpressure: LIO retries */
@@ -729,7 +733,7 @@ static void ist_hello_send_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct ist_conn *ic = wc->qp->qp_context;
 
-	ist_tx_unmap(ic, &ic->hello_tx);
+	isdm_tx_unmap(ic->dev, &ic->hello_tx);
 	if (wc->status != IB_WC_SUCCESS)
 		ist_wc_failed(ic, wc, "HelloReply send failed");
 	else if (ic->hello_reply.flags & ISDM_HELLO_REPLY_REJ)
@@ -739,7 +743,7 @@ static void ist_hello_send_done(struct ib_cq *cq, struct ib_wc *wc)
 /* RFC 5046 5.1.3: answer a Hello with a HelloReply. */
 static int ist_handle_hello(struct ist_conn *ic, const void *buf, u32 len)
 {
-	struct ist_tx_desc *tx = &ic->hello_tx;
+	struct isdm_tx *tx = &ic->hello_tx;
 	struct isdm_hello_result res;
 	struct isdm_send_op op = { .kind = ISDM_SEND_SE };
 	u8 max_ver, min_ver;
@@ -761,13 +765,14 @@ static int ist_handle_hello(struct ist_conn *ic, const void *buf, u32 len)
 	WRITE_ONCE(ic->view.hello_rej, res.reject);
 	WRITE_ONCE(ic->view.hellos, ic->view.hellos + 1);
 	isdm_hello_reply_build(&ic->hello_reply, &res);	/* @tx->hdr */
-	ret = ist_tx_map(ic, tx, 0, sizeof(ic->hello_reply), &op,
-			 ist_hello_send_done);
+	tx->num_sge = 1;
+	ret = isdm_tx_map(ic->dev, tx, 0, sizeof(ic->hello_reply), &op,
+			  ist_hello_send_done);
 	if (ret)
 		return ret;
-	ret = ist_post_send(ic, tx, NULL);
+	ret = isdm_tx_post(ic->q.qp, tx, NULL);
 	if (ret)
-		ist_tx_unmap(ic, tx);
+		isdm_tx_unmap(ic->dev, tx);
 	return ret;
 }
 
@@ -884,7 +889,7 @@ int ist_queue_status(struct iscsit_conn *conn, struct iscsit_cmd *cmd)
 		BUILD_BUG_ON(ALIGN(ISCSI_SENSE_BUFFER_LEN, 4) > IST_TX_INLINE);
 		len = min_t(u32, se_cmd->scsi_sense_length,
 			    ISCSI_SENSE_BUFFER_LEN);
-		data = icmd->tx.hdr + IST_TX_HDR_MAX;
+		data = icmd->tx.hdr + ISDM_TX_HDR_MAX;
 		memcpy(data, cmd->sense_buffer, len);
 		memset(data + len, 0, ALIGN(len, 4) - len);
 		len = ALIGN(len, 4);
