@@ -316,3 +316,102 @@ int isdm_rx_post(struct ib_qp *qp, struct isdm_device *dev,
 	return ib_post_recv(qp, &wr, NULL);
 }
 EXPORT_SYMBOL_GPL(isdm_rx_post);
+
+/**
+ * isdm_login_buf_free() - unmap and free what isdm_login_buf_alloc() set up
+ * @dev: the device the buffers were mapped for
+ * @lb: the buffers; safe on ones never or partly allocated, or already
+ *	freed
+ *
+ * The QP must be drained (neither buffer in use).
+ */
+void isdm_login_buf_free(struct isdm_device *dev, struct isdm_login_buf *lb)
+{
+	isdm_rx_desc_destroy(dev, &lb->rx);
+	if (lb->data_dma)
+		ib_dma_unmap_single(dev->ib_dev, lb->data_dma, lb->data_size,
+				    DMA_TO_DEVICE);
+	lb->data_dma = 0;
+	kfree(lb->data);
+	lb->data = NULL;
+}
+EXPORT_SYMBOL_GPL(isdm_login_buf_free);
+
+/**
+ * isdm_login_buf_alloc() - allocate and map the buffers of the login phase
+ * @dev: the device the connection uses
+ * @lb: the buffers to fill; zeroed by the caller
+ * @rx_size: bytes of the receive buffer: the largest Login (or Text) PDU
+ *	with its iSER header and any AHS the side accepts
+ * @data_size: bytes of the data segment of the Login (or Text) PDUs the
+ *	side sends
+ * @done: completion handler of the receive buffer
+ *
+ * One receive descriptor (post it with isdm_rx_post()) and one buffer for
+ * the keys the side sends, mapped once for the life of the connection and
+ * filled per PDU by isdm_login_buf_send_data().
+ *
+ * Context: process context, may sleep.
+ * Return: 0 or -ENOMEM; on error nothing stays allocated.
+ */
+int isdm_login_buf_alloc(struct isdm_device *dev, struct isdm_login_buf *lb,
+			 u32 rx_size, u32 data_size,
+			 void (*done)(struct ib_cq *cq, struct ib_wc *wc))
+{
+	struct ib_device *ib_dev = dev->ib_dev;
+	int ret;
+
+	ret = isdm_rx_desc_init(dev, &lb->rx, rx_size, done);
+	if (ret)
+		return ret;
+	lb->data = kzalloc(data_size, GFP_KERNEL);
+	if (!lb->data)
+		goto fail;
+	lb->data_size = data_size;
+	lb->data_dma = ib_dma_map_single(ib_dev, lb->data, data_size,
+					 DMA_TO_DEVICE);
+	if (ib_dma_mapping_error(ib_dev, lb->data_dma)) {
+		lb->data_dma = 0;
+		goto fail;
+	}
+	return 0;
+fail:
+	isdm_login_buf_free(dev, lb);
+	return -ENOMEM;
+}
+EXPORT_SYMBOL_GPL(isdm_login_buf_alloc);
+
+/**
+ * isdm_login_buf_send_data() - put the data segment of a Login (or Text)
+ *	PDU into the login buffer and behind the headers of its Send
+ * @dev: the device
+ * @lb: the connection's login buffers
+ * @tx: the Send; its second SGE is set and @tx->num_sge becomes 2
+ * @data: the keys to send
+ * @len: their length; 0 leaves @tx alone
+ *
+ * The buffer must not be in use by an earlier Send that has not completed.
+ *
+ * Context: any; does not sleep.
+ * Return: 0, or -EINVAL when @len exceeds the buffer.
+ */
+int isdm_login_buf_send_data(struct isdm_device *dev,
+			     struct isdm_login_buf *lb, struct isdm_tx *tx,
+			     const void *data, u32 len)
+{
+	if (!len)
+		return 0;
+	if (len > lb->data_size)
+		return -EINVAL;
+	ib_dma_sync_single_for_cpu(dev->ib_dev, lb->data_dma, len,
+				   DMA_TO_DEVICE);
+	memcpy(lb->data, data, len);
+	ib_dma_sync_single_for_device(dev->ib_dev, lb->data_dma, len,
+				      DMA_TO_DEVICE);
+	tx->sge[1].addr = lb->data_dma;
+	tx->sge[1].length = len;
+	tx->sge[1].lkey = dev->pd->local_dma_lkey;
+	tx->num_sge = 2;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(isdm_login_buf_send_data);

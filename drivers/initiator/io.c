@@ -357,26 +357,17 @@ static int isi_send_control(struct isi_conn *ic, struct iscsi_task *task)
 	int ret;
 
 	tx->send.num_sge = 1;
-	if (len) {
-		/* only login and text requests carry data (conn->data) */
-		if (task != conn->login_task || len > ISI_LOGIN_DATA_MAX ||
-		    len > task->data_count) {
-			pr_err_ratelimited("control PDU 0x%x with %u bytes of data refused\n",
-					   task->hdr->opcode, len);
-			return -EINVAL;
-		}
-		ib_dma_sync_single_for_cpu(ic->dev->ib_dev, ic->login_req_dma,
-					   ISI_LOGIN_DATA_MAX, DMA_TO_DEVICE);
-		memcpy(ic->login_req, task->data, len);
-		ib_dma_sync_single_for_device(ic->dev->ib_dev,
-					      ic->login_req_dma,
-					      ISI_LOGIN_DATA_MAX,
-					      DMA_TO_DEVICE);
-		tx->send.sge[1].addr = ic->login_req_dma;
-		tx->send.sge[1].length = len;
-		tx->send.sge[1].lkey = ic->dev->pd->local_dma_lkey;
-		tx->send.num_sge = 2;
+	/* only login and text requests carry data (conn->data) */
+	if (len && (task != conn->login_task || len > ISI_LOGIN_DATA_MAX ||
+		    len > task->data_count)) {
+		pr_err_ratelimited("control PDU 0x%x with %u bytes of data refused\n",
+				   task->hdr->opcode, len);
+		return -EINVAL;
 	}
+	ret = isdm_login_buf_send_data(ic->dev, &ic->login, &tx->send,
+				       task->data, len);
+	if (ret)
+		return ret;
 	if (!isi_sq_reserve(ic, 1))
 		return -EAGAIN;
 	tx->nr_wr = 1;
@@ -387,9 +378,9 @@ static int isi_send_control(struct isi_conn *ic, struct iscsi_task *task)
 	if (ret)
 		goto unreserve;
 
-	/* before the Full Feature Phase, the response comes into login_rx */
+	/* before the Full Feature Phase, the response comes into login.rx */
 	if (task == conn->login_task && !ic->ffp && !ic->login_posted) {
-		ret = isdm_rx_post(ic->q.qp, ic->dev, &ic->login_rx);
+		ret = isdm_rx_post(ic->q.qp, ic->dev, &ic->login.rx);
 		if (ret) {
 			isdm_tx_unmap(ic->dev, &tx->send);
 			goto unreserve;
@@ -1115,7 +1106,7 @@ static void isi_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 					      cqe);
 	struct isi_conn *ic = isi_qp_conn(wc);
 	struct iscsi_conn *conn = READ_ONCE(ic->iconn);
-	bool login = d == &ic->login_rx;
+	bool login = d == &ic->login.rx;
 	u32 len = wc->byte_len;
 	bool spilled = false;
 	struct isdm_rx_pdu pdu;
@@ -1216,29 +1207,10 @@ repost:
  */
 int isi_rx_init(struct isi_conn *ic)
 {
-	struct ib_device *ib_dev = ic->dev->ib_dev;
-	int ret;
-
-	ret = isdm_rx_desc_init(ic->dev, &ic->login_rx,
-				ISDM_HDR_LEN_EXT + ISDM_BHS_LEN +
-				ISI_LOGIN_DATA_MAX, isi_recv_done);
-	if (ret)
-		return ret;
-	ic->login_req = kzalloc(ISI_LOGIN_DATA_MAX, GFP_KERNEL);
-	if (!ic->login_req)
-		goto free_rx;
-	ic->login_req_dma = ib_dma_map_single(ib_dev, ic->login_req,
-					      ISI_LOGIN_DATA_MAX,
-					      DMA_TO_DEVICE);
-	if (ib_dma_mapping_error(ib_dev, ic->login_req_dma))
-		goto free_req;
-	return 0;
-free_req:
-	kfree(ic->login_req);
-	ic->login_req = NULL;
-free_rx:
-	isdm_rx_desc_destroy(ic->dev, &ic->login_rx);
-	return -ENOMEM;
+	return isdm_login_buf_alloc(ic->dev, &ic->login,
+				    ISDM_HDR_LEN_EXT + ISDM_BHS_LEN +
+				    ISI_LOGIN_DATA_MAX, ISI_LOGIN_DATA_MAX,
+				    isi_recv_done);
 }
 
 /*
@@ -1320,13 +1292,7 @@ void isi_rx_destroy(struct isi_conn *ic)
 	ic->nr_rx = 0;
 	isdm_rx_ring_free(ic->dev, &ic->spill_ring);
 	ic->spill = NULL;
-	isdm_rx_desc_destroy(ic->dev, &ic->login_rx);
-	if (ic->login_req) {
-		ib_dma_unmap_single(ic->dev->ib_dev, ic->login_req_dma,
-				    ISI_LOGIN_DATA_MAX, DMA_TO_DEVICE);
-		kfree(ic->login_req);
-		ic->login_req = NULL;
-	}
+	isdm_login_buf_free(ic->dev, &ic->login);
 }
 
 /**

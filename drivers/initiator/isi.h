@@ -239,10 +239,9 @@ struct isi_host {
  * @rep_pd: the target's CM REP (MPA reply on iWARP) carried private data
  * @established: rdma_cm reported ESTABLISHED
  * @ffp: full feature phase receive buffers are posted
- * @login_rx: the login/text response buffer (8 KiB data)
- * @login_posted: @login_rx is posted
- * @login_req: login/text request data
- * @login_req_dma: its DMA address
+ * @login: the login/text response buffer (8 KiB data) and the buffer of
+ *	the login/text request data (mapped once)
+ * @login_posted: @login.rx is posted
  * @rx_ring: the full-feature receive buffers, packed in pages
  * @rx: their descriptors (@rx_ring.desc), %ISI_RX_SMALL bytes each
  * @nr_rx: entries of @rx
@@ -290,10 +289,8 @@ struct isi_conn {
 	bool			established;
 	bool			ffp;
 
-	struct isdm_rx_desc	login_rx;
+	struct isdm_login_buf	login;
 	bool			login_posted;
-	void			*login_req;
-	u64			login_req_dma;
 
 	struct isdm_rx_ring	rx_ring;
 	struct isdm_rx_desc	*rx;

@@ -104,14 +104,8 @@ static void ist_conn_destroy_bufs(struct ist_conn *ic)
 	isdm_rx_ring_free(ic->dev, &ic->rx_ring);
 	ic->rx = NULL;
 	isdm_tx_ring_free(ic->dev, &ic->tx_ring);
-	isdm_rx_desc_destroy(ic->dev, &ic->login_rx);
 	isdm_tx_unmap(ic->dev, &ic->login_tx);
-	if (ic->login_rsp_dma)
-		ib_dma_unmap_single(ic->dev->ib_dev, ic->login_rsp_dma,
-				    IST_LOGIN_DATA_MAX, DMA_TO_DEVICE);
-	ic->login_rsp_dma = 0;
-	kfree(ic->login_rsp);
-	ic->login_rsp = NULL;
+	isdm_login_buf_free(ic->dev, &ic->login);
 }
 
 /* Free a connection whose rdma_cm id rdma_cm destroys (CONNECT_REQUEST). */
@@ -528,20 +522,12 @@ static int ist_connect_request(struct rdma_cm_id *cm_id,
 		goto reject;
 	}
 
-	ret = isdm_rx_desc_init(ic->dev, &ic->login_rx,
-				ISDM_HDR_LEN_EXT + ISDM_BHS_LEN + IST_AHS_MAX +
-				IST_LOGIN_DATA_MAX, ist_login_recv_done);
+	ret = isdm_login_buf_alloc(ic->dev, &ic->login,
+				   ISDM_HDR_LEN_EXT + ISDM_BHS_LEN +
+				   IST_AHS_MAX + IST_LOGIN_DATA_MAX,
+				   IST_LOGIN_DATA_MAX, ist_login_recv_done);
 	if (ret)
 		goto free;
-	ic->login_rsp = kzalloc(IST_LOGIN_DATA_MAX, GFP_KERNEL);
-	if (!ic->login_rsp)
-		goto free;
-	ic->login_rsp_dma = ib_dma_map_single(ic->dev->ib_dev, ic->login_rsp,
-					      IST_LOGIN_DATA_MAX, DMA_TO_DEVICE);
-	if (ib_dma_mapping_error(ic->dev->ib_dev, ic->login_rsp_dma)) {
-		ic->login_rsp_dma = 0;
-		goto free;
-	}
 
 	/*
 	 * Queue sizes. Receives: the login buffer now, up to IST_MAX_RX at
@@ -571,7 +557,7 @@ static int ist_connect_request(struct rdma_cm_id *cm_id,
 	if (ret)
 		goto free;
 
-	ret = isdm_rx_post(ic->q.qp, ic->dev, &ic->login_rx);
+	ret = isdm_rx_post(ic->q.qp, ic->dev, &ic->login.rx);
 	if (ret)
 		goto free;
 
@@ -954,7 +940,7 @@ void ist_free_conn(struct iscsit_conn *conn)
 
 static void *ist_login_bhs(struct ist_conn *ic)
 {
-	return ic->login_rx.buf + ic->mode.hdr_len;
+	return ic->login.rx.buf + ic->mode.hdr_len;
 }
 
 /* Copy the received login PDU into LIO's login structure. */
@@ -993,9 +979,9 @@ static void ist_login_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		ist_wc_failed(ic, wc, "login receive failed");
 		return;
 	}
-	ib_dma_sync_single_for_cpu(ic->dev->ib_dev, ic->login_rx.dma,
-				   ic->login_rx.size, DMA_FROM_DEVICE);
-	ret = isdm_rx_parse(ic->login_rx.buf, wc->byte_len, &ic->mode,
+	ib_dma_sync_single_for_cpu(ic->dev->ib_dev, ic->login.rx.dma,
+				   ic->login.rx.size, DMA_FROM_DEVICE);
+	ret = isdm_rx_parse(ic->login.rx.buf, wc->byte_len, &ic->mode,
 			    ISDM_ROLE_TARGET, ISDM_PHASE_LOGIN,
 			    IST_LOGIN_DATA_MAX, &pdu);
 	if (ret) {
@@ -1075,7 +1061,6 @@ int ist_put_login_tx(struct iscsit_conn *conn, struct iscsi_login *login,
 {
 	struct ist_conn *ic = conn->context;
 	struct isdm_tx *tx = &ic->login_tx;
-	struct ib_device *ib_dev = ic->dev->ib_dev;
 	int ret;
 
 	if (length > IST_LOGIN_DATA_MAX)
@@ -1086,16 +1071,11 @@ int ist_put_login_tx(struct iscsit_conn *conn, struct iscsi_login *login,
 			    ist_login_send_done);
 	if (ret)
 		return ret;
-	if (length) {
-		ib_dma_sync_single_for_cpu(ib_dev, ic->login_rsp_dma, length,
-					   DMA_TO_DEVICE);
-		memcpy(ic->login_rsp, login->rsp_buf, length);
-		ib_dma_sync_single_for_device(ib_dev, ic->login_rsp_dma,
-					      length, DMA_TO_DEVICE);
-		tx->sge[1].addr = ic->login_rsp_dma;
-		tx->sge[1].length = length;
-		tx->sge[1].lkey = ic->dev->pd->local_dma_lkey;
-		tx->num_sge = 2;
+	ret = isdm_login_buf_send_data(ic->dev, &ic->login, tx,
+				       login->rsp_buf, length);
+	if (ret) {
+		isdm_tx_unmap(ic->dev, tx);
+		return ret;
 	}
 
 	if (!login->login_failed) {
@@ -1110,7 +1090,7 @@ int ist_put_login_tx(struct iscsit_conn *conn, struct iscsi_login *login,
 			ic->login_rsp_pending = true;
 			return 0;
 		}
-		ret = isdm_rx_post(ic->q.qp, ic->dev, &ic->login_rx);
+		ret = isdm_rx_post(ic->q.qp, ic->dev, &ic->login.rx);
 		if (ret) {
 			isdm_tx_unmap(ic->dev, tx);
 			return ret;

@@ -171,12 +171,11 @@ struct ist_conn_view {
  *	when all its WRs fit, since a post that does not fit leaves part of
  *	its chain in the queue
  * @src: the peer's address, for the per-source pre-login bound
- * @login_rx: the login receive buffer
- * @login_len: bytes received in it
+ * @login: the login receive buffer and the buffer of the login
+ *	response keys (mapped once)
+ * @login_len: bytes received in @login.rx
  * @login_tx: the login response
  * @login_hdr: its headers
- * @login_rsp: DMA-mapped copy of the login response keys
- * @login_rsp_dma: its DMA address
  * @login_req_comp: a login PDU is ready for LIO
  * @login_rsp_pending: the final login response waits for ist_get_rx_pdu()
  * @login_done: LIO built the final login response; its login work is done
@@ -232,12 +231,10 @@ struct ist_conn {
 	atomic_t		rdma_avail;
 	struct sockaddr_storage	src;
 
-	struct isdm_rx_desc	login_rx;
+	struct isdm_login_buf	login;
 	u32			login_len;
 	struct isdm_tx		login_tx;
 	u8			login_hdr[ISDM_TX_HDR_MAX];
-	void			*login_rsp;
-	u64			login_rsp_dma;
 	struct completion	login_req_comp;
 	bool			login_rsp_pending;
 	bool			login_done;

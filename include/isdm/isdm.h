@@ -133,6 +133,21 @@ struct isdm_rx_ring {
 	u32			chunk_bytes;
 };
 
+/**
+ * struct isdm_login_buf - the buffers of a connection's login phase (and,
+ *	on the initiator, of its Text exchanges)
+ * @rx: the receive buffer of Login (Text) PDUs
+ * @data: the data segment of the Login (Text) PDU the side sends
+ * @data_dma: its DMA address, mapped for the life of the connection
+ * @data_size: its size
+ */
+struct isdm_login_buf {
+	struct isdm_rx_desc	rx;
+	void			*data;
+	u64			data_dma;
+	u32			data_size;
+};
+
 /* iSER header (either form) + BHS: the headers of every PDU either side sends */
 #define ISDM_TX_HDR_MAX		(ISDM_HDR_LEN_EXT + ISDM_BHS_LEN)
 /* SGEs of one Send: the headers, then up to four of data */
@@ -208,6 +223,13 @@ int isdm_rx_ring_alloc(struct isdm_device *dev, struct isdm_rx_ring *r,
 		       u32 nr, u32 size,
 		       void (*done)(struct ib_cq *cq, struct ib_wc *wc));
 void isdm_rx_ring_free(struct isdm_device *dev, struct isdm_rx_ring *r);
+int isdm_login_buf_alloc(struct isdm_device *dev, struct isdm_login_buf *lb,
+			 u32 rx_size, u32 data_size,
+			 void (*done)(struct ib_cq *cq, struct ib_wc *wc));
+void isdm_login_buf_free(struct isdm_device *dev, struct isdm_login_buf *lb);
+int isdm_login_buf_send_data(struct isdm_device *dev,
+			     struct isdm_login_buf *lb, struct isdm_tx *tx,
+			     const void *data, u32 len);
 int isdm_tx_map(struct isdm_device *dev, struct isdm_tx *tx, u32 off,
 		u32 len, const struct isdm_send_op *op,
 		void (*done)(struct ib_cq *cq, struct ib_wc *wc));
