@@ -90,10 +90,9 @@ EXPORT_SYMBOL_GPL(isdm_tx_map);
 /**
  * isdm_tx_build() - build the iSER header of a PDU's Send, map the
  *	headers and prepare the work request
- * @dev: the device the Send goes out on
+ * @c: the connection: its device and what it negotiated (header form,
+ *	Send with Invalidate)
  * @tx: the descriptor; the BHS is at isdm_tx_bhs(@tx) already
- * @mode: what the connection negotiated (header form, Send with
- *	Invalidate)
  * @adv: STags the PDU's command advertised, for the Send-with-Invalidate
  *	rule of a SCSI Response (target), or NULL
  * @st: STags this PDU advertises in its iSER header (initiator's SCSI
@@ -104,18 +103,19 @@ EXPORT_SYMBOL_GPL(isdm_tx_map);
  *
  * The iSER header ends where the BHS starts (%ISDM_HDR_LEN_EXT), so the
  * 12-byte and the 28-byte form share one layout and the message starts
- * %ISDM_HDR_LEN_EXT - @mode->hdr_len bytes into @tx->hdr. The Send type
+ * %ISDM_HDR_LEN_EXT - @c->mode.hdr_len bytes into @tx->hdr. The Send type
  * comes from isdm_send_op(), then isdm_tx_map() does the rest.
  *
  * Context: any; does not sleep.
  * Return: 0, -ENOMEM when the headers cannot be mapped, or the wire
  * layer's error for a PDU that is never a Send or a bad header.
  */
-int isdm_tx_build(struct isdm_device *dev, struct isdm_tx *tx,
-		  const struct isdm_mode *mode, const struct isdm_stags *adv,
-		  const struct isdm_stags *st, u32 inline_len,
+int isdm_tx_build(struct isdm_conn *c, struct isdm_tx *tx,
+		  const struct isdm_stags *adv, const struct isdm_stags *st,
+		  u32 inline_len,
 		  void (*done)(struct ib_cq *cq, struct ib_wc *wc))
 {
+	const struct isdm_mode *mode = &c->mode;
 	u32 off = ISDM_HDR_LEN_EXT - mode->hdr_len;
 	struct isdm_send_op op;
 	int ret;
@@ -126,7 +126,7 @@ int isdm_tx_build(struct isdm_device *dev, struct isdm_tx *tx,
 	ret = isdm_hdr_build(tx->hdr + off, mode->hdr_len, mode, st);
 	if (ret < 0)
 		return ret;
-	return isdm_tx_map(dev, tx, off,
+	return isdm_tx_map(c->dev, tx, off,
 			   mode->hdr_len + ISDM_BHS_LEN + inline_len, &op, done);
 }
 EXPORT_SYMBOL_GPL(isdm_tx_build);
@@ -150,7 +150,7 @@ EXPORT_SYMBOL_GPL(isdm_tx_unmap);
 
 /**
  * isdm_tx_post() - post a Send, alone or behind a chain of work requests
- * @qp: the connection's QP
+ * @c: the connection
  * @tx: the Send, prepared by isdm_tx_build() or isdm_tx_map(), with
  *	@tx->num_sge set
  * @first: the first WR of a chain that ends in @tx->wr (RDMA Writes,
@@ -160,11 +160,11 @@ EXPORT_SYMBOL_GPL(isdm_tx_unmap);
  * Return: 0 or the error of ib_post_send(); on error the headers stay
  * mapped (isdm_tx_unmap()).
  */
-int isdm_tx_post(struct ib_qp *qp, struct isdm_tx *tx,
+int isdm_tx_post(struct isdm_conn *c, struct isdm_tx *tx,
 		 struct ib_send_wr *first)
 {
 	tx->wr.num_sge = tx->num_sge;
-	return ib_post_send(qp, first ? first : &tx->wr, NULL);
+	return ib_post_send(c->q.qp, first ? first : &tx->wr, NULL);
 }
 EXPORT_SYMBOL_GPL(isdm_tx_post);
 

@@ -89,8 +89,8 @@ int isi_fr_pool_init(struct isi_conn *ic, u32 nr, u32 pages)
 	if (!ic->frs)
 		return -ENOMEM;
 	for (i = 0; i < nr; i++) {
-		struct ib_mr *mr = ib_alloc_mr(ic->dev->pd, IB_MR_TYPE_MEM_REG,
-					       pages);
+		struct ib_mr *mr = ib_alloc_mr(ic->base.dev->pd,
+					       IB_MR_TYPE_MEM_REG, pages);
 
 		if (IS_ERR(mr)) {
 			ic->nr_frs = i;
@@ -197,7 +197,7 @@ int isi_fr_fence(struct isi_conn *ic)
 	int n = 0, i = 0, ret;
 
 	lockdep_assert_held(&ic->lock);
-	if (ic->state != ISI_UP || !ic->q.qp)
+	if (ic->state != ISI_UP || !ic->base.q.qp)
 		return 0;
 	spin_lock_irqsave(&ic->fr_lock, flags);
 	list_for_each_entry_safe(fr, tmp, &ic->fr_free, entry) {
@@ -228,7 +228,8 @@ int isi_fr_fence(struct isi_conn *ic)
 	init_completion(&f.done);
 	atomic_set(&f.pending, n);
 	atomic_set(&f.failed, 0);
-	ret = ib_post_send(ic->q.qp, wrs, (const struct ib_send_wr **)&bad);
+	ret = ib_post_send(ic->base.q.qp, wrs,
+			   (const struct ib_send_wr **)&bad);
 	if (ret) {
 		/* the WRs from @bad on were not posted */
 		for (i = bad - wrs; i < n; i++) {
@@ -282,7 +283,7 @@ static void isi_unmap_data(struct isi_conn *ic, struct isi_task *it,
 		it->fr = NULL;
 	}
 	if (it->nents) {
-		ib_dma_unmap_sg(ic->dev->ib_dev, it->sgl, it->sg_count,
+		ib_dma_unmap_sg(ic->base.dev->ib_dev, it->sgl, it->sg_count,
 				it->dir);
 		it->nents = 0;
 	}
@@ -307,7 +308,7 @@ static void isi_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	bool put_task = tx->put_task;
 
 	atomic_sub(tx->nr_wr, &ic->sq_used);
-	isdm_tx_unmap(ic->dev, &tx->send);
+	isdm_tx_unmap(ic->base.dev, &tx->send);
 	if (wc->status != IB_WC_SUCCESS)
 		isi_wc_error(ic, wc, "send");
 	if (tx->dataout)
@@ -321,8 +322,7 @@ static void isi_send_done(struct ib_cq *cq, struct ib_wc *wc)
 static int isi_tx_prep(struct isi_conn *ic, struct isi_tx *tx,
 		       const struct isdm_stags *st)
 {
-	return isdm_tx_build(ic->dev, &tx->send, &ic->mode, NULL, st, 0,
-			     isi_send_done);
+	return isdm_tx_build(&ic->base, &tx->send, NULL, st, 0, isi_send_done);
 }
 
 /*
@@ -338,13 +338,13 @@ static int isi_tx_post(struct isi_conn *ic, struct isi_tx *tx,
 		ret = -EIO;
 		goto unmap;
 	}
-	ret = isdm_tx_post(ic->q.qp, &tx->send, first);
+	ret = isdm_tx_post(&ic->base, &tx->send, first);
 	if (!ret)
 		return 0;
 	iscsi_put_task(tx->task);
 	pr_err_ratelimited("ib_post_send failed: %d\n", ret);
 unmap:
-	isdm_tx_unmap(ic->dev, &tx->send);
+	isdm_tx_unmap(ic->base.dev, &tx->send);
 	return ret;
 }
 
@@ -364,7 +364,7 @@ static int isi_send_control(struct isi_conn *ic, struct iscsi_task *task)
 				   task->hdr->opcode, len);
 		return -EINVAL;
 	}
-	ret = isdm_login_buf_send_data(ic->dev, &ic->login, &tx->send,
+	ret = isdm_login_buf_send_data(ic->base.dev, &ic->login, &tx->send,
 				       task->data, len);
 	if (ret)
 		return ret;
@@ -380,9 +380,9 @@ static int isi_send_control(struct isi_conn *ic, struct iscsi_task *task)
 
 	/* before the Full Feature Phase, the response comes into login.rx */
 	if (task == conn->login_task && !ic->ffp && !ic->login_posted) {
-		ret = isdm_rx_post(ic->q.qp, ic->dev, &ic->login.rx);
+		ret = isdm_rx_post(ic->base.q.qp, ic->base.dev, &ic->login.rx);
 		if (ret) {
-			isdm_tx_unmap(ic->dev, &tx->send);
+			isdm_tx_unmap(ic->base.dev, &tx->send);
 			goto unreserve;
 		}
 		ic->login_posted = true;
@@ -421,7 +421,7 @@ static int isi_reg_data(struct isi_conn *ic, struct iscsi_task *task,
 {
 	struct isi_task *it = task->dd_data;
 	struct scsi_cmnd *sc = task->sc;
-	struct ib_device *ib_dev = ic->dev->ib_dev;
+	struct ib_device *ib_dev = ic->base.dev->ib_dev;
 	bool write = sc->sc_data_direction == DMA_TO_DEVICE;
 	u32 edtl = scsi_bufflen(sc);
 	struct ib_mr *mr;
@@ -430,7 +430,7 @@ static int isi_reg_data(struct isi_conn *ic, struct iscsi_task *task,
 	it->dir = write ? DMA_TO_DEVICE : DMA_FROM_DEVICE;
 	it->sgl = scsi_sglist(sc);
 	it->sg_count = scsi_sg_count(sc);
-	if (ic->mode.zbva && (it->sgl->offset & (SZ_4K - 1))) {
+	if (ic->base.mode.zbva && (it->sgl->offset & (SZ_4K - 1))) {
 		/*
 		 * Zero-based: tagged offset 0 must be the first byte of a
 		 * page of the MR, so a buffer that starts inside a page
@@ -469,7 +469,7 @@ static int isi_reg_data(struct isi_conn *ic, struct iscsi_task *task,
 				   n, it->nents);
 		goto undo;
 	}
-	if (ic->mode.zbva) {
+	if (ic->base.mode.zbva) {
 		if (mr->iova & (SZ_4K - 1)) {
 			pr_err_ratelimited("ZBVA: buffer starts at page offset %llu\n",
 					   mr->iova & (SZ_4K - 1));
@@ -500,7 +500,8 @@ static int isi_reg_data(struct isi_conn *ic, struct iscsi_task *task,
 			st->wsv = true;
 			st->write_stag = mr->rkey;
 			/* ZBVA: no VA, the tagged offset is the buffer offset */
-			st->write_va = ic->mode.zbva ? 0 : mr->iova + unsol;
+			st->write_va = ic->base.mode.zbva ? 0 :
+				       mr->iova + unsol;
 			it->wsv = true;
 		}
 	}
@@ -547,14 +548,14 @@ static bool isi_map_imm(struct isi_conn *ic, struct iscsi_task *task,
 	it->dir = DMA_TO_DEVICE;
 	it->sgl = scsi_sglist(sc);
 	it->sg_count = scsi_sg_count(sc);
-	it->nents = ib_dma_map_sg(ic->dev->ib_dev, it->sgl, it->sg_count,
+	it->nents = ib_dma_map_sg(ic->base.dev->ib_dev, it->sgl, it->sg_count,
 				  it->dir);
 	if (!it->nents)
 		return false;
 	for_each_sg(it->sgl, sg, it->nents, i) {
 		tx->send.sge[1 + i].addr = sg_dma_address(sg);
 		tx->send.sge[1 + i].length = sg_dma_len(sg);
-		tx->send.sge[1 + i].lkey = ic->dev->pd->local_dma_lkey;
+		tx->send.sge[1 + i].lkey = ic->base.dev->pd->local_dma_lkey;
 	}
 	tx->send.num_sge = 1 + it->nents;
 	return true;
@@ -781,8 +782,8 @@ void isi_detach_tasks(struct isi_conn *ic, struct iscsi_conn *conn)
 		if (!task->sc)
 			continue;
 		if (it->nents)
-			ib_dma_unmap_sg(ic->dev->ib_dev, it->sgl, it->sg_count,
-					it->dir);
+			ib_dma_unmap_sg(ic->base.dev->ib_dev, it->sgl,
+					it->sg_count, it->dir);
 		it->nents = 0;
 		it->fr = NULL;
 		it->inv_slot = false;
@@ -820,7 +821,7 @@ static int isi_check_inv(struct isi_conn *ic, struct ib_wc *wc,
 	struct isi_task *it;
 	u32 rkey = wc->ex.invalidate_rkey;
 
-	if (!ic->mode.send_inv) {
+	if (!ic->base.mode.send_inv) {
 		pr_err_ratelimited("remote invalidation of 0x%x not negotiated\n",
 				   rkey);
 		return -EPROTO;
@@ -901,7 +902,7 @@ static int isi_rsp_inv(struct isi_conn *ic, struct iscsi_conn *conn,
 	wr.wr_cqe = &it->inv_cqe;
 	wr.send_flags = IB_SEND_SIGNALED;
 	wr.ex.invalidate_rkey = it->fr->mr->rkey;
-	ret = ib_post_send(ic->q.qp, &wr, NULL);
+	ret = ib_post_send(ic->base.q.qp, &wr, NULL);
 	if (ret) {
 		/* libiscsi's own reference is still held: no free here */
 		__iscsi_put_task(task);
@@ -929,7 +930,7 @@ static void isi_hello_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct isi_conn *ic = isi_qp_conn(wc);
 
 	atomic_dec(&ic->sq_used);
-	isdm_tx_unmap(ic->dev, &ic->hello_tx);
+	isdm_tx_unmap(ic->base.dev, &ic->hello_tx);
 	if (wc->status == IB_WC_SUCCESS)
 		return;
 	if (wc->status != IB_WC_WR_FLUSH_ERR)
@@ -959,7 +960,7 @@ int isi_hello_send(struct isi_conn *ic)
 	isdm_hello_build(&ic->hello, min_t(u32, ic->ird, U16_MAX));
 	tx->hdr = (u8 *)&ic->hello;
 	tx->num_sge = 1;
-	ret = isdm_tx_map(ic->dev, tx, 0, sizeof(ic->hello), &op,
+	ret = isdm_tx_map(ic->base.dev, tx, 0, sizeof(ic->hello), &op,
 			  isi_hello_send_done);
 	if (ret)
 		return ret;
@@ -972,13 +973,13 @@ int isi_hello_send(struct isi_conn *ic)
 	 * ib_post_send() returns, and its receive must see SENT
 	 */
 	smp_store_release(&ic->hello_state, ISI_HELLO_SENT);
-	ret = isdm_tx_post(ic->q.qp, tx, NULL);
+	ret = isdm_tx_post(&ic->base, tx, NULL);
 	if (!ret)
 		return 0;
 	WRITE_ONCE(ic->hello_state, ISI_HELLO_NONE);
 	atomic_dec(&ic->sq_used);
 unmap:
-	isdm_tx_unmap(ic->dev, tx);
+	isdm_tx_unmap(ic->base.dev, tx);
 	return ret;
 }
 
@@ -990,7 +991,8 @@ unmap:
  */
 static void isi_hello_reply(struct isi_conn *ic, const u8 *buf, u32 len)
 {
-	struct sockaddr *dst = (struct sockaddr *)&ic->cm_id->route.addr.dst_addr;
+	struct sockaddr *dst =
+		(struct sockaddr *)&ic->base.cm_id->route.addr.dst_addr;
 	struct isdm_hello_result res;
 	int ret;
 
@@ -1044,10 +1046,11 @@ static const char *isi_rx_err(int err)
 static void isi_log_bad_pdu(struct isi_conn *ic, const u8 *buf, u32 len,
 			    int err)
 {
-	if (len >= ic->mode.hdr_len + ISDM_BHS_LEN)
+	if (len >= ic->base.mode.hdr_len + ISDM_BHS_LEN)
 		pr_err_ratelimited("bad PDU received (%u bytes, iSER 0x%02x, opcode 0x%02x): %s (%d)\n",
 				   len, buf[0],
-				   buf[ic->mode.hdr_len] & ISDM_BHS_OPCODE_MASK,
+				   buf[ic->base.mode.hdr_len] &
+				   ISDM_BHS_OPCODE_MASK,
 				   isi_rx_err(err), err);
 	else
 		pr_err_ratelimited("bad PDU received (%u bytes): %s (%d)\n",
@@ -1074,9 +1077,9 @@ static int isi_rx_post(struct isi_conn *ic, struct isdm_rx_desc *d)
 		.num_sge	= ARRAY_SIZE(sge),
 	};
 
-	ib_dma_sync_single_for_device(ic->dev->ib_dev, d->dma, d->size,
+	ib_dma_sync_single_for_device(ic->base.dev->ib_dev, d->dma, d->size,
 				      DMA_FROM_DEVICE);
-	return ib_post_recv(ic->q.qp, &wr, NULL);
+	return ib_post_recv(ic->base.q.qp, &wr, NULL);
 }
 
 /**
@@ -1094,7 +1097,7 @@ static int isi_rx_post(struct isi_conn *ic, struct isdm_rx_desc *d)
 static void *isi_rx_unspill(struct isi_conn *ic, struct isdm_rx_desc *d,
 			    u32 len)
 {
-	ib_dma_sync_single_for_cpu(ic->dev->ib_dev, ic->spill_dma, len,
+	ib_dma_sync_single_for_cpu(ic->base.dev->ib_dev, ic->spill_dma, len,
 				   DMA_FROM_DEVICE);
 	memcpy(ic->spill, d->buf, d->size);
 	return ic->spill;
@@ -1122,7 +1125,7 @@ static void isi_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	if (!conn)
 		return;
-	ib_dma_sync_single_for_cpu(ic->dev->ib_dev, d->dma, d->size,
+	ib_dma_sync_single_for_cpu(ic->base.dev->ib_dev, d->dma, d->size,
 				   DMA_FROM_DEVICE);
 	if (len > d->size && !login) {
 		buf = isi_rx_unspill(ic, d, len);
@@ -1136,7 +1139,7 @@ static void isi_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		isi_hello_reply(ic, buf, len);
 		goto repost;
 	}
-	ret = isdm_rx_parse(buf, len, &ic->mode,
+	ret = isdm_rx_parse(buf, len, &ic->base.mode,
 			    ISDM_ROLE_INITIATOR,
 			    login ? ISDM_PHASE_LOGIN : ISDM_PHASE_FFP,
 			    login ? ISI_LOGIN_DATA_MAX : ic->rx_data_max, &pdu);
@@ -1190,8 +1193,9 @@ static void isi_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 repost:
 	if (spilled)
-		ib_dma_sync_single_for_device(ic->dev->ib_dev, ic->spill_dma,
-					      len, DMA_FROM_DEVICE);
+		ib_dma_sync_single_for_device(ic->base.dev->ib_dev,
+					      ic->spill_dma, len,
+					      DMA_FROM_DEVICE);
 	ret = isi_rx_post(ic, d);
 	if (ret) {
 		pr_err_ratelimited("receive repost failed: %d\n", ret);
@@ -1207,7 +1211,7 @@ repost:
  */
 int isi_rx_init(struct isi_conn *ic)
 {
-	return isdm_login_buf_alloc(ic->dev, &ic->login,
+	return isdm_login_buf_alloc(ic->base.dev, &ic->login,
 				    ISDM_HDR_LEN_EXT + ISDM_BHS_LEN +
 				    ISI_LOGIN_DATA_MAX, ISI_LOGIN_DATA_MAX,
 				    isi_recv_done);
@@ -1256,7 +1260,7 @@ int isi_rx_ffp_post(struct isi_conn *ic, u32 nr, u32 data_max)
 	int ret;
 
 	/* one buffer of its own in whole pages (no completion: never posted) */
-	ret = isdm_rx_ring_alloc(ic->dev, &ic->spill_ring, 1, size, NULL);
+	ret = isdm_rx_ring_alloc(ic->base.dev, &ic->spill_ring, 1, size, NULL);
 	if (ret)
 		return ret;
 	ic->spill = ic->spill_ring.desc[0].buf;
@@ -1264,9 +1268,9 @@ int isi_rx_ffp_post(struct isi_conn *ic, u32 nr, u32 data_max)
 	ic->spill_size = size;
 	ic->spill_sge.addr = ic->spill_dma + ISI_RX_SMALL;
 	ic->spill_sge.length = size - ISI_RX_SMALL;
-	ic->spill_sge.lkey = ic->dev->pd->local_dma_lkey;
+	ic->spill_sge.lkey = ic->base.dev->pd->local_dma_lkey;
 
-	ret = isdm_rx_ring_alloc(ic->dev, &ic->rx_ring, nr, ISI_RX_SMALL,
+	ret = isdm_rx_ring_alloc(ic->base.dev, &ic->rx_ring, nr, ISI_RX_SMALL,
 				 isi_recv_done);
 	if (ret)
 		return ret;
@@ -1287,12 +1291,12 @@ int isi_rx_ffp_post(struct isi_conn *ic, u32 nr, u32 data_max)
  */
 void isi_rx_destroy(struct isi_conn *ic)
 {
-	isdm_rx_ring_free(ic->dev, &ic->rx_ring);
+	isdm_rx_ring_free(ic->base.dev, &ic->rx_ring);
 	ic->rx = NULL;
 	ic->nr_rx = 0;
-	isdm_rx_ring_free(ic->dev, &ic->spill_ring);
+	isdm_rx_ring_free(ic->base.dev, &ic->spill_ring);
 	ic->spill = NULL;
-	isdm_login_buf_free(ic->dev, &ic->login);
+	isdm_login_buf_free(ic->base.dev, &ic->login);
 }
 
 /**

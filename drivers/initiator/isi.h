@@ -220,9 +220,8 @@ struct isi_host {
 
 /**
  * struct isi_conn - one iSER connection (the endpoint's data)
- * @q: CQ and QP
- * @cm_id: the rdma_cm id, NULL once released
- * @dev: the core's device object, NULL before address resolution
+ * @base: the rdma_cm id (NULL once released), the device (NULL before
+ *	address resolution), CQ and QP, and the mode the CM exchange fixed
  * @ep: the iSCSI endpoint, NULL after ep_disconnect
  * @iconn: the bound libiscsi connection, or NULL
  * @lock: state, binding, resources
@@ -232,7 +231,6 @@ struct isi_host {
  * @release_work: waits for @stop_comp and releases
  * @entry: in the module's connection list
  * @offer: what our CM REQ offered (device abilities and module switches)
- * @mode: what the CM exchange fixed
  * @ird: the QP's responder resources (incoming RDMA Reads)
  * @ord: the QP's initiator depth (outgoing RDMA Reads)
  * @flags: %ISI_F_FAILED
@@ -269,9 +267,7 @@ struct isi_host {
  * @hello_res: the HelloReply, valid in %ISI_HELLO_DONE
  */
 struct isi_conn {
-	struct isdm_queues	q;
-	struct rdma_cm_id	*cm_id;
-	struct isdm_device	*dev;
+	struct isdm_conn	base;
 	struct iscsi_endpoint	*ep;
 	struct iscsi_conn	*iconn;
 	struct mutex		lock;		/* state, binding, resources */
@@ -281,7 +277,6 @@ struct isi_conn {
 	struct work_struct	release_work;
 	struct list_head	entry;
 	struct isdm_caps	offer;
-	struct isdm_mode	mode;
 	u32			ird;
 	u32			ord;
 	unsigned long		flags;

@@ -100,19 +100,19 @@ static void ist_conn_get(struct ist_conn *ic)
 /* The queues (if the id is still there, with it) and the buffers. */
 static void ist_conn_destroy_bufs(struct ist_conn *ic)
 {
-	isdm_queues_destroy(&ic->q);
-	isdm_rx_ring_free(ic->dev, &ic->rx_ring);
+	isdm_queues_destroy(&ic->base.q);
+	isdm_rx_ring_free(ic->base.dev, &ic->rx_ring);
 	ic->rx = NULL;
-	isdm_tx_ring_free(ic->dev, &ic->tx_ring);
-	isdm_tx_unmap(ic->dev, &ic->login_tx);
-	isdm_login_buf_free(ic->dev, &ic->login);
+	isdm_tx_ring_free(ic->base.dev, &ic->tx_ring);
+	isdm_tx_unmap(ic->base.dev, &ic->login_tx);
+	isdm_login_buf_free(ic->base.dev, &ic->login);
 }
 
 /* Free a connection whose rdma_cm id rdma_cm destroys (CONNECT_REQUEST). */
 static void ist_conn_free(struct ist_conn *ic)
 {
 	ist_conn_destroy_bufs(ic);
-	isdm_device_put(ic->dev);
+	isdm_device_put(ic->base.dev);
 	ist_np_put(ic->isnp);
 	kfree(ic);
 }
@@ -137,14 +137,14 @@ static void ist_free_work(struct work_struct *work)
 
 	cancel_delayed_work_sync(&ic->rdma_retry_work);
 	/* the id first: no handler can then see the connection half gone */
-	isdm_queues_destroy_id(&ic->q);
+	isdm_queues_destroy_id(&ic->base.q);
 	ist_conn_destroy_bufs(ic);
 
 	mutex_lock(&ist_conn_list_mutex);
 	list_del(&ic->entry);
 	mutex_unlock(&ist_conn_list_mutex);
 
-	isdm_device_put(ic->dev);
+	isdm_device_put(ic->base.dev);
 	ist_np_put(ic->isnp);
 	kfree(ic);
 }
@@ -185,7 +185,7 @@ static void ist_conn_terminate(struct ist_conn *ic)
 	if (ic->state >= IST_CONN_TERMINATING)
 		return;
 	ic->state = IST_CONN_TERMINATING;
-	ret = rdma_disconnect(ic->cm_id);
+	ret = rdma_disconnect(ic->base.cm_id);
 	if (ret)
 		pr_debug("conn %p: rdma_disconnect: %d\n", ic, ret);
 }
@@ -349,7 +349,7 @@ static void ist_release_work(struct work_struct *work)
 	mutex_lock(&ic->lock);
 	ist_conn_terminate(ic);		/* unbound ones; LIO's did it already */
 	mutex_unlock(&ic->lock);
-	isdm_queues_drain(&ic->q);
+	isdm_queues_drain(&ic->base.q);
 	mutex_lock(&ic->lock);
 	ic->state = IST_CONN_DOWN;
 	mutex_unlock(&ic->lock);
@@ -424,7 +424,7 @@ static void ist_qp_event(struct ib_event *ev, void *ctx)
 	struct ist_conn *ic = ctx;
 
 	if (ev->event == IB_EVENT_COMM_EST)
-		rdma_notify(ic->cm_id, ev->event);
+		rdma_notify(ic->base.cm_id, ev->event);
 	else
 		pr_debug("conn %p: QP event %s\n", ic, ib_event_msg(ev->event));
 }
@@ -434,11 +434,11 @@ static int ist_accept(struct ist_conn *ic, struct rdma_cm_event *event,
 {
 	struct rdma_conn_param cp = {};
 	struct isdm_cm_rep rep;
-	struct ib_device *ib_dev = ic->dev->ib_dev;
+	struct ib_device *ib_dev = ic->base.dev->ib_dev;
 	struct isdm_caps ours;
 
-	isdm_caps_offer(ic->dev, &zbva, &send_inv, &ours);
-	isdm_cm_negotiate_target(ini, &ours, &ic->mode, &rep);
+	isdm_caps_offer(ic->base.dev, &zbva, &send_inv, &ours);
+	isdm_cm_negotiate_target(ini, &ours, &ic->base.mode, &rep);
 	/*
 	 * We issue RDMA Reads: our ORD is the initiator depth, bounded by
 	 * what the initiator offers as responder resources (rdma_cm presents
@@ -452,7 +452,7 @@ static int ist_accept(struct ist_conn *ic, struct rdma_cm_event *event,
 	cp.rnr_retry_count = 7;
 	cp.private_data = &rep;
 	cp.private_data_len = sizeof(rep);
-	return rdma_accept(ic->cm_id, &cp);
+	return rdma_accept(ic->base.cm_id, &cp);
 }
 
 static int ist_connect_request(struct rdma_cm_id *cm_id,
@@ -491,7 +491,7 @@ static int ist_connect_request(struct rdma_cm_id *cm_id,
 	if (!ic)
 		goto reject;
 	ic->cm_kind = IST_CM_CONN;
-	ic->cm_id = cm_id;
+	ic->base.cm_id = cm_id;
 	ic->isnp = isnp;
 	kref_get(&isnp->ref);
 	ic->src = src;
@@ -512,9 +512,9 @@ static int ist_connect_request(struct rdma_cm_id *cm_id,
 	ic->login_tx.hdr = ic->login_hdr;
 	ic->hello_tx.hdr = (u8 *)&ic->hello_reply;
 
-	ic->dev = isdm_device_get(cm_id->device);
-	if (IS_ERR(ic->dev)) {
-		ret = PTR_ERR(ic->dev);
+	ic->base.dev = isdm_device_get(cm_id->device);
+	if (IS_ERR(ic->base.dev)) {
+		ret = PTR_ERR(ic->base.dev);
 		ist_np_put(isnp);
 		kfree(ic);
 		pr_warn_ratelimited("rejecting %pISpc: device %s unusable (%d)\n",
@@ -522,7 +522,7 @@ static int ist_connect_request(struct rdma_cm_id *cm_id,
 		goto reject;
 	}
 
-	ret = isdm_login_buf_alloc(ic->dev, &ic->login,
+	ret = isdm_login_buf_alloc(ic->base.dev, &ic->login,
 				   ISDM_HDR_LEN_EXT + ISDM_BHS_LEN +
 				   IST_AHS_MAX + IST_LOGIN_DATA_MAX,
 				   IST_LOGIN_DATA_MAX, ist_login_recv_done);
@@ -545,19 +545,19 @@ static int ist_connect_request(struct rdma_cm_id *cm_id,
 	qa.recv_wr = IST_MAX_RX;
 	qa.send_wr = IST_MAX_RX + IST_EXTRA_SENDS;
 	qa.rdma_ctxs = IST_MAX_RDMA_CMDS *
-		rdma_rw_mr_factor(ic->dev->ib_dev, cm_id->port_num,
+		rdma_rw_mr_factor(ic->base.dev->ib_dev, cm_id->port_num,
 				  IST_RDMA_PAGES);
-	qa.send_sge = ic->dev->ib_dev->attrs.max_send_sge;
+	qa.send_sge = ic->base.dev->ib_dev->attrs.max_send_sge;
 	ic->rdma_wrs = qa.rdma_ctxs;
 	atomic_set(&ic->rdma_avail, ic->rdma_wrs);
 	qa.poll_ctx = IB_POLL_WORKQUEUE;
 	qa.qp_context = ic;
 	qa.event_handler = ist_qp_event;
-	ret = isdm_queues_create(cm_id, ic->dev, &ic->q, &qa);
+	ret = isdm_queues_create(cm_id, ic->base.dev, &ic->base.q, &qa);
 	if (ret)
 		goto free;
 
-	ret = isdm_rx_post(ic->q.qp, ic->dev, &ic->login.rx);
+	ret = isdm_rx_post(ic->base.q.qp, ic->base.dev, &ic->login.rx);
 	if (ret)
 		goto free;
 
@@ -569,8 +569,8 @@ static int ist_connect_request(struct rdma_cm_id *cm_id,
 		goto free;
 	}
 	pr_debug("accepted %pISpc: %s header, %s, ORD %u\n", &src,
-		 ic->mode.zbva ? "12-byte" : "28-byte",
-		 ic->mode.send_inv ? "SendInv" : "no SendInv", ic->ord);
+		 ic->base.mode.zbva ? "12-byte" : "28-byte",
+		 ic->base.mode.send_inv ? "SendInv" : "no SendInv", ic->ord);
 
 	mutex_lock(&ist_conn_list_mutex);
 	list_add_tail(&ic->entry, &ist_conn_list);
@@ -833,8 +833,8 @@ int ist_accept_np(struct iscsi_np *np, struct iscsit_conn *conn)
 	}
 
 	conn->login_family = np->np_sockaddr.ss_family;
-	conn->login_sockaddr = ic->cm_id->route.addr.dst_addr;
-	conn->local_sockaddr = ic->cm_id->route.addr.src_addr;
+	conn->login_sockaddr = ic->base.cm_id->route.addr.dst_addr;
+	conn->local_sockaddr = ic->base.cm_id->route.addr.src_addr;
 	return 0;
 }
 
@@ -896,7 +896,7 @@ void ist_wait_conn(struct iscsit_conn *conn)
 	ist_conn_terminate(ic);
 	mutex_unlock(&ic->lock);
 
-	isdm_queues_drain(&ic->q);
+	isdm_queues_drain(&ic->base.q);
 	ist_rdma_wait_stop(ic);
 	ist_put_unsol_pending_cmds(conn);
 	if (conn->sess) {
@@ -930,7 +930,7 @@ void ist_free_conn(struct iscsit_conn *conn)
 {
 	struct ist_conn *ic = conn->context;
 
-	isdm_queues_drain(&ic->q);
+	isdm_queues_drain(&ic->base.q);
 	ist_conn_put(ic);
 }
 
@@ -940,7 +940,7 @@ void ist_free_conn(struct iscsit_conn *conn)
 
 static void *ist_login_bhs(struct ist_conn *ic)
 {
-	return ic->login.rx.buf + ic->mode.hdr_len;
+	return ic->login.rx.buf + ic->base.mode.hdr_len;
 }
 
 /* Copy the received login PDU into LIO's login structure. */
@@ -979,9 +979,9 @@ static void ist_login_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		ist_wc_failed(ic, wc, "login receive failed");
 		return;
 	}
-	ib_dma_sync_single_for_cpu(ic->dev->ib_dev, ic->login.rx.dma,
+	ib_dma_sync_single_for_cpu(ic->base.dev->ib_dev, ic->login.rx.dma,
 				   ic->login.rx.size, DMA_FROM_DEVICE);
-	ret = isdm_rx_parse(ic->login.rx.buf, wc->byte_len, &ic->mode,
+	ret = isdm_rx_parse(ic->login.rx.buf, wc->byte_len, &ic->base.mode,
 			    ISDM_ROLE_TARGET, ISDM_PHASE_LOGIN,
 			    IST_LOGIN_DATA_MAX, &pdu);
 	if (ret) {
@@ -1039,7 +1039,7 @@ static void ist_login_send_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	if (wc->status != IB_WC_SUCCESS)
 		ist_wc_failed(ic, wc, "login send failed");
-	isdm_tx_unmap(ic->dev, &ic->login_tx);
+	isdm_tx_unmap(ic->base.dev, &ic->login_tx);
 	complete_all(&ic->login_tx_done);
 }
 
@@ -1048,9 +1048,9 @@ static int ist_login_send(struct ist_conn *ic)
 	int ret;
 
 	reinit_completion(&ic->login_tx_done);
-	ret = isdm_tx_post(ic->q.qp, &ic->login_tx, NULL);
+	ret = isdm_tx_post(&ic->base, &ic->login_tx, NULL);
 	if (ret) {
-		isdm_tx_unmap(ic->dev, &ic->login_tx);
+		isdm_tx_unmap(ic->base.dev, &ic->login_tx);
 		complete_all(&ic->login_tx_done);
 	}
 	return ret;
@@ -1067,14 +1067,13 @@ int ist_put_login_tx(struct iscsit_conn *conn, struct iscsi_login *login,
 		return -EINVAL;
 	memcpy(isdm_tx_bhs(tx), login->rsp, ISDM_BHS_LEN);
 	tx->num_sge = 1;
-	ret = isdm_tx_build(ic->dev, tx, &ic->mode, NULL, NULL, 0,
-			    ist_login_send_done);
+	ret = isdm_tx_build(&ic->base, tx, NULL, NULL, 0, ist_login_send_done);
 	if (ret)
 		return ret;
-	ret = isdm_login_buf_send_data(ic->dev, &ic->login, tx,
+	ret = isdm_login_buf_send_data(ic->base.dev, &ic->login, tx,
 				       login->rsp_buf, length);
 	if (ret) {
-		isdm_tx_unmap(ic->dev, tx);
+		isdm_tx_unmap(ic->base.dev, tx);
 		return ret;
 	}
 
@@ -1090,9 +1089,9 @@ int ist_put_login_tx(struct iscsit_conn *conn, struct iscsi_login *login,
 			ic->login_rsp_pending = true;
 			return 0;
 		}
-		ret = isdm_rx_post(ic->q.qp, ic->dev, &ic->login.rx);
+		ret = isdm_rx_post(ic->base.q.qp, ic->base.dev, &ic->login.rx);
 		if (ret) {
-			isdm_tx_unmap(ic->dev, tx);
+			isdm_tx_unmap(ic->base.dev, tx);
 			return ret;
 		}
 		/* LIO waits for the next PDU once this returns */
@@ -1166,7 +1165,7 @@ void ist_get_rx_pdu(struct iscsit_conn *conn)
 	size = ISDM_HDR_LEN_EXT + ISDM_BHS_LEN + IST_AHS_MAX +
 	       ALIGN(ic->rx_max_data, 4);
 	/* one Send slot per LIO command tag: a tag is a slot */
-	ret = isdm_tx_ring_alloc(ic->dev, &ic->tx_ring,
+	ret = isdm_tx_ring_alloc(ic->base.dev, &ic->tx_ring,
 				 conn->sess->se_sess->sess_tag_pool.sb.depth,
 				 IST_TX_SLOT);
 	if (ret) {
@@ -1175,7 +1174,7 @@ void ist_get_rx_pdu(struct iscsit_conn *conn)
 		return;
 	}
 	n = ist_rx_count(conn);
-	ret = isdm_rx_ring_alloc(ic->dev, &ic->rx_ring, n, size,
+	ret = isdm_rx_ring_alloc(ic->base.dev, &ic->rx_ring, n, size,
 				 ist_recv_done);
 	if (ret) {
 		pr_err("connection from %pISpc: cannot allocate %u receive buffers of %u bytes (%d)\n",
@@ -1185,7 +1184,7 @@ void ist_get_rx_pdu(struct iscsit_conn *conn)
 	ic->rx = ic->rx_ring.desc;
 	ic->nr_rx = n;
 	for (i = 0; i < n; i++) {
-		ret = isdm_rx_post(ic->q.qp, ic->dev, &ic->rx[i]);
+		ret = isdm_rx_post(ic->base.q.qp, ic->base.dev, &ic->rx[i]);
 		if (ret) {
 			pr_err("connection from %pISpc: cannot post %u receive buffers of %u bytes (%d)\n",
 			       &ic->src, n, size, ret);
@@ -1203,8 +1202,9 @@ void ist_get_rx_pdu(struct iscsit_conn *conn)
 	mutex_unlock(&ic->lock);
 	pr_info("%s session from %pISpc: %s header, %s, ORD %u, %u receive buffers of %u bytes\n",
 		conn->sess->sess_ops->SessionType ? "discovery" : "normal",
-		&ic->src, ic->mode.zbva ? "12-byte (ZBVA)" : "28-byte",
-		ic->mode.send_inv ? "Send with Invalidate" : "no Send with Invalidate",
+		&ic->src, ic->base.mode.zbva ? "12-byte (ZBVA)" : "28-byte",
+		ic->base.mode.send_inv ? "Send with Invalidate" :
+					 "no Send with Invalidate",
 		ic->ord, n, size);
 
 	if (ist_login_send(ic))
@@ -1259,11 +1259,12 @@ static int ist_conns_show(struct seq_file *m, void *unused)
 		first = false;
 		seq_printf(m, "peer: %pISpc\n", &ic->src);
 		seq_printf(m, "state: %s\n", ist_state_name(ic->state));
-		seq_printf(m, "header: %u (%s)\n", ic->mode.hdr_len,
-			   ic->mode.hdr_len == ISDM_HDR_LEN_RFC ?
+		seq_printf(m, "header: %u (%s)\n", ic->base.mode.hdr_len,
+			   ic->base.mode.hdr_len == ISDM_HDR_LEN_RFC ?
 			   "RFC 7145 12-byte" : "Annex A12 28-byte expanded");
-		seq_printf(m, "zbva: %d\n", ic->mode.zbva);
-		seq_printf(m, "send_with_invalidate: %d\n", ic->mode.send_inv);
+		seq_printf(m, "zbva: %d\n", ic->base.mode.zbva);
+		seq_printf(m, "send_with_invalidate: %d\n",
+			   ic->base.mode.send_inv);
 		seq_printf(m, "ord: %u\n", ic->ord);
 		seq_printf(m, "hellos: %u\n", READ_ONCE(ic->view.hellos));
 		if (READ_ONCE(ic->view.hellos))
@@ -1329,7 +1330,8 @@ void ist_remove_device(struct ib_device *ib_dev)
 		victim = NULL;
 		mutex_lock(&ist_conn_list_mutex);
 		list_for_each_entry(ic, &ist_conn_list, entry) {
-			if (ic->dev->ib_dev == ib_dev && !ic->dev_removed &&
+			if (ic->base.dev->ib_dev == ib_dev &&
+			    !ic->dev_removed &&
 			    kref_get_unless_zero(&ic->ref)) {
 				ic->dev_removed = true;
 				victim = ic;

@@ -147,10 +147,9 @@ struct ist_conn_view {
 
 /**
  * struct ist_conn - one iSER connection of the target
- * @cm_kind: IST_CM_CONN; the context of @cm_id points here
- * @q: CQ and QP
- * @cm_id: the connection's rdma_cm id
- * @dev: the core's device object
+ * @base: rdma_cm id, device, CQ and QP, and the mode (header form and Send
+ *	with Invalidate), fixed at accept
+ * @cm_kind: IST_CM_CONN; the context of @base.cm_id points here
  * @isnp: the portal it arrived on
  * @conn: LIO's connection, once bound
  * @state: see &enum ist_conn_state; changed under @lock
@@ -163,7 +162,6 @@ struct ist_conn_view {
  * @established: the CM reported ESTABLISHED
  * @failed: ist_conn_fail() asked LIO to reinstate it (once); written under
  *	@lock, read without it by ist_recv_done()
- * @mode: header form and Send with Invalidate, fixed at accept
  * @ord: RDMA Reads we may have outstanding (CM initiator depth)
  * @rdma_wrs: RDMA work requests the send queue holds besides the sends; a
  *	command whose transfer needs more can never be posted
@@ -212,10 +210,8 @@ struct ist_conn_view {
  *	queued, until it is empty
  */
 struct ist_conn {
+	struct isdm_conn	base;
 	enum ist_cm_kind	cm_kind;
-	struct isdm_queues	q;
-	struct rdma_cm_id	*cm_id;
-	struct isdm_device	*dev;
 	struct ist_np		*isnp;
 	struct iscsit_conn	*conn;
 	enum ist_conn_state	state;
@@ -225,7 +221,6 @@ struct ist_conn {
 	struct list_head	np_entry;
 	bool			established;
 	bool			failed;
-	struct isdm_mode	mode;
 	u8			ord;
 	u32			rdma_wrs;
 	atomic_t		rdma_avail;

@@ -99,6 +99,29 @@ struct isdm_queues {
 };
 
 /**
+ * struct isdm_conn - what every iSER connection has, initiator or target;
+ *	each side's connection object embeds it as its first member (@base)
+ * @cm_id: the connection's rdma_cm id; when it goes is the side's
+ *	business (the target's through isdm_queues_destroy_id())
+ * @dev: the core's device object, NULL before the side found the device
+ * @q: CQ and QP (isdm_queues_create())
+ * @mode: header form, ZBVA and Send with Invalidate the CM exchange fixed
+ *	(isdm_cm_negotiate_target() on the target, isdm_cm_rep_parse() on
+ *	the initiator)
+ *
+ * The state of a connection stays with each side: the target's passes
+ * through LIO's login (accepted, pending, bound) where the initiator's
+ * passes through address and route resolution, and each side's lock
+ * protects more than the state.
+ */
+struct isdm_conn {
+	struct rdma_cm_id	*cm_id;
+	struct isdm_device	*dev;
+	struct isdm_queues	q;
+	struct isdm_mode	mode;
+};
+
+/**
  * struct isdm_rx_desc - one receive buffer
  * @buf: iSER header, BHS, AHS and data segment
  * @dma: its DMA address
@@ -233,12 +256,12 @@ int isdm_login_buf_send_data(struct isdm_device *dev,
 int isdm_tx_map(struct isdm_device *dev, struct isdm_tx *tx, u32 off,
 		u32 len, const struct isdm_send_op *op,
 		void (*done)(struct ib_cq *cq, struct ib_wc *wc));
-int isdm_tx_build(struct isdm_device *dev, struct isdm_tx *tx,
-		  const struct isdm_mode *mode, const struct isdm_stags *adv,
-		  const struct isdm_stags *st, u32 inline_len,
+int isdm_tx_build(struct isdm_conn *c, struct isdm_tx *tx,
+		  const struct isdm_stags *adv, const struct isdm_stags *st,
+		  u32 inline_len,
 		  void (*done)(struct ib_cq *cq, struct ib_wc *wc));
 void isdm_tx_unmap(struct isdm_device *dev, struct isdm_tx *tx);
-int isdm_tx_post(struct ib_qp *qp, struct isdm_tx *tx,
+int isdm_tx_post(struct isdm_conn *c, struct isdm_tx *tx,
 		 struct ib_send_wr *first);
 int isdm_tx_ring_alloc(struct isdm_device *dev, struct isdm_tx_ring *r,
 		       u32 nr, u32 slot_size);
