@@ -163,8 +163,9 @@ static void isdm_rx_desc_fill(struct isdm_device *dev, struct isdm_rx_desc *d,
  *
  * Return: 0, -ENOMEM.
  */
-int isdm_rx_desc_init(struct isdm_device *dev, struct isdm_rx_desc *d,
-		      u32 size, void (*done)(struct ib_cq *cq, struct ib_wc *wc))
+static int isdm_rx_desc_init(struct isdm_device *dev,
+			     struct isdm_rx_desc *d, u32 size,
+			     void (*done)(struct ib_cq *cq, struct ib_wc *wc))
 {
 	d->buf = kmalloc(size, GFP_KERNEL);
 	if (!d->buf)
@@ -178,14 +179,14 @@ int isdm_rx_desc_init(struct isdm_device *dev, struct isdm_rx_desc *d,
 	isdm_rx_desc_fill(dev, d, size, done);
 	return 0;
 }
-EXPORT_SYMBOL_GPL(isdm_rx_desc_init);
 
 /**
  * isdm_rx_desc_destroy() - unmap and free a receive buffer
  * @dev: the device it was mapped for
  * @d: the descriptor; safe on one that was never or already destroyed
  */
-void isdm_rx_desc_destroy(struct isdm_device *dev, struct isdm_rx_desc *d)
+static void isdm_rx_desc_destroy(struct isdm_device *dev,
+				 struct isdm_rx_desc *d)
 {
 	if (!d->buf)
 		return;
@@ -193,7 +194,6 @@ void isdm_rx_desc_destroy(struct isdm_device *dev, struct isdm_rx_desc *d)
 	kfree(d->buf);
 	d->buf = NULL;
 }
-EXPORT_SYMBOL_GPL(isdm_rx_desc_destroy);
 
 /*
  * Receive buffers are packed into chunks of at most this many bytes: one

@@ -237,9 +237,6 @@ int isdm_queues_create(struct rdma_cm_id *cm_id, struct isdm_device *dev,
 void isdm_queues_drain(struct isdm_queues *q);
 void isdm_queues_destroy(struct isdm_queues *q);
 void isdm_queues_destroy_id(struct isdm_queues *q);
-int isdm_rx_desc_init(struct isdm_device *dev, struct isdm_rx_desc *d,
-		      u32 size, void (*done)(struct ib_cq *cq, struct ib_wc *wc));
-void isdm_rx_desc_destroy(struct isdm_device *dev, struct isdm_rx_desc *d);
 int isdm_rx_post(struct ib_qp *qp, struct isdm_device *dev,
 		 struct isdm_rx_desc *d);
 int isdm_rx_ring_alloc(struct isdm_device *dev, struct isdm_rx_ring *r,
