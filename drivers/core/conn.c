@@ -2,8 +2,8 @@
 /*
  * Queues and descriptors of an iSER connection, shared by the initiator
  * and the target: one CQ from the CQ pool, one RC QP, receive descriptors
- * sized by the caller from the negotiated data segment lengths, and the
- * mapping of the wire layer's Send-type rules onto work requests.
+ * sized by the caller from the negotiated data segment lengths. The send
+ * side is in tx.c.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -163,8 +163,9 @@ static void isdm_rx_desc_fill(struct isdm_device *dev, struct isdm_rx_desc *d,
  *
  * Return: 0, -ENOMEM.
  */
-int isdm_rx_desc_init(struct isdm_device *dev, struct isdm_rx_desc *d,
-		      u32 size, void (*done)(struct ib_cq *cq, struct ib_wc *wc))
+static int isdm_rx_desc_init(struct isdm_device *dev,
+			     struct isdm_rx_desc *d, u32 size,
+			     void (*done)(struct ib_cq *cq, struct ib_wc *wc))
 {
 	d->buf = kmalloc(size, GFP_KERNEL);
 	if (!d->buf)
@@ -178,14 +179,14 @@ int isdm_rx_desc_init(struct isdm_device *dev, struct isdm_rx_desc *d,
 	isdm_rx_desc_fill(dev, d, size, done);
 	return 0;
 }
-EXPORT_SYMBOL_GPL(isdm_rx_desc_init);
 
 /**
  * isdm_rx_desc_destroy() - unmap and free a receive buffer
  * @dev: the device it was mapped for
  * @d: the descriptor; safe on one that was never or already destroyed
  */
-void isdm_rx_desc_destroy(struct isdm_device *dev, struct isdm_rx_desc *d)
+static void isdm_rx_desc_destroy(struct isdm_device *dev,
+				 struct isdm_rx_desc *d)
 {
 	if (!d->buf)
 		return;
@@ -193,7 +194,6 @@ void isdm_rx_desc_destroy(struct isdm_device *dev, struct isdm_rx_desc *d)
 	kfree(d->buf);
 	d->buf = NULL;
 }
-EXPORT_SYMBOL_GPL(isdm_rx_desc_destroy);
 
 /*
  * Receive buffers are packed into chunks of at most this many bytes: one
@@ -318,28 +318,100 @@ int isdm_rx_post(struct ib_qp *qp, struct isdm_device *dev,
 EXPORT_SYMBOL_GPL(isdm_rx_post);
 
 /**
- * isdm_send_wr_init() - turn the wire layer's Send rule into a send WR
- * @wr: the work request to fill (opcode, flags, invalidate STag)
- * @op: the rule from isdm_send_op()
+ * isdm_login_buf_free() - unmap and free what isdm_login_buf_alloc() set up
+ * @dev: the device the buffers were mapped for
+ * @lb: the buffers; safe on ones never or partly allocated, or already
+ *	freed
  *
- * Every Send is signalled; SendSE and SendInvSE carry the solicited flag.
+ * The QP must be drained (neither buffer in use).
  */
-void isdm_send_wr_init(struct ib_send_wr *wr, const struct isdm_send_op *op)
+void isdm_login_buf_free(struct isdm_device *dev, struct isdm_login_buf *lb)
 {
-	wr->send_flags = IB_SEND_SIGNALED;
-	switch (op->kind) {
-	case ISDM_SEND_INV_SE:
-		wr->opcode = IB_WR_SEND_WITH_INV;
-		wr->ex.invalidate_rkey = op->inv_stag;
-		wr->send_flags |= IB_SEND_SOLICITED;
-		break;
-	case ISDM_SEND_SE:
-		wr->opcode = IB_WR_SEND;
-		wr->send_flags |= IB_SEND_SOLICITED;
-		break;
-	default:
-		wr->opcode = IB_WR_SEND;
-		break;
-	}
+	isdm_rx_desc_destroy(dev, &lb->rx);
+	if (lb->data_dma)
+		ib_dma_unmap_single(dev->ib_dev, lb->data_dma, lb->data_size,
+				    DMA_TO_DEVICE);
+	lb->data_dma = 0;
+	kfree(lb->data);
+	lb->data = NULL;
 }
-EXPORT_SYMBOL_GPL(isdm_send_wr_init);
+EXPORT_SYMBOL_GPL(isdm_login_buf_free);
+
+/**
+ * isdm_login_buf_alloc() - allocate and map the buffers of the login phase
+ * @dev: the device the connection uses
+ * @lb: the buffers to fill; zeroed by the caller
+ * @rx_size: bytes of the receive buffer: the largest Login (or Text) PDU
+ *	with its iSER header and any AHS the side accepts
+ * @data_size: bytes of the data segment of the Login (or Text) PDUs the
+ *	side sends
+ * @done: completion handler of the receive buffer
+ *
+ * One receive descriptor (post it with isdm_rx_post()) and one buffer for
+ * the keys the side sends, mapped once for the life of the connection and
+ * filled per PDU by isdm_login_buf_send_data().
+ *
+ * Context: process context, may sleep.
+ * Return: 0 or -ENOMEM; on error nothing stays allocated.
+ */
+int isdm_login_buf_alloc(struct isdm_device *dev, struct isdm_login_buf *lb,
+			 u32 rx_size, u32 data_size,
+			 void (*done)(struct ib_cq *cq, struct ib_wc *wc))
+{
+	struct ib_device *ib_dev = dev->ib_dev;
+	int ret;
+
+	ret = isdm_rx_desc_init(dev, &lb->rx, rx_size, done);
+	if (ret)
+		return ret;
+	lb->data = kzalloc(data_size, GFP_KERNEL);
+	if (!lb->data)
+		goto fail;
+	lb->data_size = data_size;
+	lb->data_dma = ib_dma_map_single(ib_dev, lb->data, data_size,
+					 DMA_TO_DEVICE);
+	if (ib_dma_mapping_error(ib_dev, lb->data_dma)) {
+		lb->data_dma = 0;
+		goto fail;
+	}
+	return 0;
+fail:
+	isdm_login_buf_free(dev, lb);
+	return -ENOMEM;
+}
+EXPORT_SYMBOL_GPL(isdm_login_buf_alloc);
+
+/**
+ * isdm_login_buf_send_data() - put the data segment of a Login (or Text)
+ *	PDU into the login buffer and behind the headers of its Send
+ * @dev: the device
+ * @lb: the connection's login buffers
+ * @tx: the Send; its second SGE is set and @tx->num_sge becomes 2
+ * @data: the keys to send
+ * @len: their length; 0 leaves @tx alone
+ *
+ * The buffer must not be in use by an earlier Send that has not completed.
+ *
+ * Context: any; does not sleep.
+ * Return: 0, or -EINVAL when @len exceeds the buffer.
+ */
+int isdm_login_buf_send_data(struct isdm_device *dev,
+			     struct isdm_login_buf *lb, struct isdm_tx *tx,
+			     const void *data, u32 len)
+{
+	if (!len)
+		return 0;
+	if (len > lb->data_size)
+		return -EINVAL;
+	ib_dma_sync_single_for_cpu(dev->ib_dev, lb->data_dma, len,
+				   DMA_TO_DEVICE);
+	memcpy(lb->data, data, len);
+	ib_dma_sync_single_for_device(dev->ib_dev, lb->data_dma, len,
+				      DMA_TO_DEVICE);
+	tx->sge[1].addr = lb->data_dma;
+	tx->sge[1].length = len;
+	tx->sge[1].lkey = dev->pd->local_dma_lkey;
+	tx->num_sge = 2;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(isdm_login_buf_send_data);

@@ -355,7 +355,6 @@ int isdm_hdr_build(void *buf, size_t len, const struct isdm_mode *mode,
 	}
 	return mode->hdr_len;
 }
-EXPORT_SYMBOL_GPL(isdm_hdr_build);
 
 /**
  * isdm_msg_kind() - what kind of iSER message a receive buffer holds

@@ -89,8 +89,8 @@ int isi_fr_pool_init(struct isi_conn *ic, u32 nr, u32 pages)
 	if (!ic->frs)
 		return -ENOMEM;
 	for (i = 0; i < nr; i++) {
-		struct ib_mr *mr = ib_alloc_mr(ic->dev->pd, IB_MR_TYPE_MEM_REG,
-					       pages);
+		struct ib_mr *mr = ib_alloc_mr(ic->base.dev->pd,
+					       IB_MR_TYPE_MEM_REG, pages);
 
 		if (IS_ERR(mr)) {
 			ic->nr_frs = i;
@@ -197,7 +197,7 @@ int isi_fr_fence(struct isi_conn *ic)
 	int n = 0, i = 0, ret;
 
 	lockdep_assert_held(&ic->lock);
-	if (ic->state != ISI_UP || !ic->q.qp)
+	if (ic->state != ISI_UP || !ic->base.q.qp)
 		return 0;
 	spin_lock_irqsave(&ic->fr_lock, flags);
 	list_for_each_entry_safe(fr, tmp, &ic->fr_free, entry) {
@@ -228,7 +228,8 @@ int isi_fr_fence(struct isi_conn *ic)
 	init_completion(&f.done);
 	atomic_set(&f.pending, n);
 	atomic_set(&f.failed, 0);
-	ret = ib_post_send(ic->q.qp, wrs, (const struct ib_send_wr **)&bad);
+	ret = ib_post_send(ic->base.q.qp, wrs,
+			   (const struct ib_send_wr **)&bad);
 	if (ret) {
 		/* the WRs from @bad on were not posted */
 		for (i = bad - wrs; i < n; i++) {
@@ -282,7 +283,7 @@ static void isi_unmap_data(struct isi_conn *ic, struct isi_task *it,
 		it->fr = NULL;
 	}
 	if (it->nents) {
-		ib_dma_unmap_sg(ic->dev->ib_dev, it->sgl, it->sg_count,
+		ib_dma_unmap_sg(ic->base.dev->ib_dev, it->sgl, it->sg_count,
 				it->dir);
 		it->nents = 0;
 	}
@@ -301,14 +302,13 @@ static void isi_unmap_data(struct isi_conn *ic, struct isi_task *it,
 
 static void isi_send_done(struct ib_cq *cq, struct ib_wc *wc)
 {
-	struct isi_tx *tx = container_of(wc->wr_cqe, struct isi_tx, cqe);
+	struct isi_tx *tx = container_of(wc->wr_cqe, struct isi_tx, send.cqe);
 	struct isi_conn *ic = isi_qp_conn(wc);
 	struct iscsi_task *task = tx->task;
 	bool put_task = tx->put_task;
 
 	atomic_sub(tx->nr_wr, &ic->sq_used);
-	ib_dma_unmap_single(ic->dev->ib_dev, tx->dma, sizeof(tx->hdr),
-			    DMA_TO_DEVICE);
+	isdm_tx_unmap(ic->base.dev, &tx->send);
 	if (wc->status != IB_WC_SUCCESS)
 		isi_wc_error(ic, wc, "send");
 	if (tx->dataout)
@@ -318,42 +318,17 @@ static void isi_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	iscsi_put_task(task);
 }
 
-/*
- * Fill the iSER header and the Send WR of @tx, whose BHS is already at
- * offset ISDM_HDR_LEN_EXT, and map the headers.
- */
+/* Build the iSER header of @tx, whose BHS libiscsi built, and map both. */
 static int isi_tx_prep(struct isi_conn *ic, struct isi_tx *tx,
 		       const struct isdm_stags *st)
 {
-	struct ib_device *ib_dev = ic->dev->ib_dev;
-	struct isdm_send_op op;
-	int ret;
-
-	tx->off = ISDM_HDR_LEN_EXT - ic->mode.hdr_len;
-	ret = isdm_send_op(tx->hdr + ISDM_HDR_LEN_EXT, NULL, &ic->mode, &op);
-	if (ret)
-		return ret;
-	ret = isdm_hdr_build(tx->hdr + tx->off, ic->mode.hdr_len, &ic->mode,
-			     st);
-	if (ret < 0)
-		return ret;
-	tx->dma = ib_dma_map_single(ib_dev, tx->hdr, sizeof(tx->hdr),
-				    DMA_TO_DEVICE);
-	if (ib_dma_mapping_error(ib_dev, tx->dma))
-		return -ENOMEM;
-	tx->sge[0].addr = tx->dma + tx->off;
-	tx->sge[0].length = ic->mode.hdr_len + ISDM_BHS_LEN;
-	tx->sge[0].lkey = ic->dev->pd->local_dma_lkey;
-	tx->cqe.done = isi_send_done;
-	memset(&tx->wr, 0, sizeof(tx->wr));
-	tx->wr.wr_cqe = &tx->cqe;
-	tx->wr.sg_list = tx->sge;
-	tx->wr.num_sge = tx->num_sge;
-	isdm_send_wr_init(&tx->wr, &op);
-	return 0;
+	return isdm_tx_build(&ic->base, &tx->send, NULL, st, 0, isi_send_done);
 }
 
-/* Post @first (a chain ending in @tx's Send) holding a task reference. */
+/*
+ * Post @tx's Send, behind the chain that starts at @first (NULL: alone),
+ * holding a task reference.
+ */
 static int isi_tx_post(struct isi_conn *ic, struct isi_tx *tx,
 		       struct ib_send_wr *first)
 {
@@ -363,14 +338,13 @@ static int isi_tx_post(struct isi_conn *ic, struct isi_tx *tx,
 		ret = -EIO;
 		goto unmap;
 	}
-	ret = ib_post_send(ic->q.qp, first, NULL);
+	ret = isdm_tx_post(&ic->base, &tx->send, first);
 	if (!ret)
 		return 0;
 	iscsi_put_task(tx->task);
 	pr_err_ratelimited("ib_post_send failed: %d\n", ret);
 unmap:
-	ib_dma_unmap_single(ic->dev->ib_dev, tx->dma, sizeof(tx->hdr),
-			    DMA_TO_DEVICE);
+	isdm_tx_unmap(ic->base.dev, &tx->send);
 	return ret;
 }
 
@@ -382,27 +356,18 @@ static int isi_send_control(struct isi_conn *ic, struct iscsi_task *task)
 	u32 len = ntoh24(task->hdr->dlength);
 	int ret;
 
-	tx->num_sge = 1;
-	if (len) {
-		/* only login and text requests carry data (conn->data) */
-		if (task != conn->login_task || len > ISI_LOGIN_DATA_MAX ||
-		    len > task->data_count) {
-			pr_err_ratelimited("control PDU 0x%x with %u bytes of data refused\n",
-					   task->hdr->opcode, len);
-			return -EINVAL;
-		}
-		ib_dma_sync_single_for_cpu(ic->dev->ib_dev, ic->login_req_dma,
-					   ISI_LOGIN_DATA_MAX, DMA_TO_DEVICE);
-		memcpy(ic->login_req, task->data, len);
-		ib_dma_sync_single_for_device(ic->dev->ib_dev,
-					      ic->login_req_dma,
-					      ISI_LOGIN_DATA_MAX,
-					      DMA_TO_DEVICE);
-		tx->sge[1].addr = ic->login_req_dma;
-		tx->sge[1].length = len;
-		tx->sge[1].lkey = ic->dev->pd->local_dma_lkey;
-		tx->num_sge = 2;
+	tx->send.num_sge = 1;
+	/* only login and text requests carry data (conn->data) */
+	if (len && (task != conn->login_task || len > ISI_LOGIN_DATA_MAX ||
+		    len > task->data_count)) {
+		pr_err_ratelimited("control PDU 0x%x with %u bytes of data refused\n",
+				   task->hdr->opcode, len);
+		return -EINVAL;
 	}
+	ret = isdm_login_buf_send_data(ic->base.dev, &ic->login, &tx->send,
+				       task->data, len);
+	if (ret)
+		return ret;
 	if (!isi_sq_reserve(ic, 1))
 		return -EAGAIN;
 	tx->nr_wr = 1;
@@ -413,17 +378,16 @@ static int isi_send_control(struct isi_conn *ic, struct iscsi_task *task)
 	if (ret)
 		goto unreserve;
 
-	/* before the Full Feature Phase, the response comes into login_rx */
+	/* before the Full Feature Phase, the response comes into login.rx */
 	if (task == conn->login_task && !ic->ffp && !ic->login_posted) {
-		ret = isdm_rx_post(ic->q.qp, ic->dev, &ic->login_rx);
+		ret = isdm_rx_post(ic->base.q.qp, ic->base.dev, &ic->login.rx);
 		if (ret) {
-			ib_dma_unmap_single(ic->dev->ib_dev, tx->dma,
-					    sizeof(tx->hdr), DMA_TO_DEVICE);
+			isdm_tx_unmap(ic->base.dev, &tx->send);
 			goto unreserve;
 		}
 		ic->login_posted = true;
 	}
-	ret = isi_tx_post(ic, tx, &tx->wr);
+	ret = isi_tx_post(ic, tx, NULL);
 	if (ret)
 		goto unreserve;
 	return 0;
@@ -457,7 +421,7 @@ static int isi_reg_data(struct isi_conn *ic, struct iscsi_task *task,
 {
 	struct isi_task *it = task->dd_data;
 	struct scsi_cmnd *sc = task->sc;
-	struct ib_device *ib_dev = ic->dev->ib_dev;
+	struct ib_device *ib_dev = ic->base.dev->ib_dev;
 	bool write = sc->sc_data_direction == DMA_TO_DEVICE;
 	u32 edtl = scsi_bufflen(sc);
 	struct ib_mr *mr;
@@ -466,7 +430,7 @@ static int isi_reg_data(struct isi_conn *ic, struct iscsi_task *task,
 	it->dir = write ? DMA_TO_DEVICE : DMA_FROM_DEVICE;
 	it->sgl = scsi_sglist(sc);
 	it->sg_count = scsi_sg_count(sc);
-	if (ic->mode.zbva && (it->sgl->offset & (SZ_4K - 1))) {
+	if (ic->base.mode.zbva && (it->sgl->offset & (SZ_4K - 1))) {
 		/*
 		 * Zero-based: tagged offset 0 must be the first byte of a
 		 * page of the MR, so a buffer that starts inside a page
@@ -505,7 +469,7 @@ static int isi_reg_data(struct isi_conn *ic, struct iscsi_task *task,
 				   n, it->nents);
 		goto undo;
 	}
-	if (ic->mode.zbva) {
+	if (ic->base.mode.zbva) {
 		if (mr->iova & (SZ_4K - 1)) {
 			pr_err_ratelimited("ZBVA: buffer starts at page offset %llu\n",
 					   mr->iova & (SZ_4K - 1));
@@ -536,7 +500,8 @@ static int isi_reg_data(struct isi_conn *ic, struct iscsi_task *task,
 			st->wsv = true;
 			st->write_stag = mr->rkey;
 			/* ZBVA: no VA, the tagged offset is the buffer offset */
-			st->write_va = ic->mode.zbva ? 0 : mr->iova + unsol;
+			st->write_va = ic->base.mode.zbva ? 0 :
+				       mr->iova + unsol;
 			it->wsv = true;
 		}
 	}
@@ -583,16 +548,16 @@ static bool isi_map_imm(struct isi_conn *ic, struct iscsi_task *task,
 	it->dir = DMA_TO_DEVICE;
 	it->sgl = scsi_sglist(sc);
 	it->sg_count = scsi_sg_count(sc);
-	it->nents = ib_dma_map_sg(ic->dev->ib_dev, it->sgl, it->sg_count,
+	it->nents = ib_dma_map_sg(ic->base.dev->ib_dev, it->sgl, it->sg_count,
 				  it->dir);
 	if (!it->nents)
 		return false;
 	for_each_sg(it->sgl, sg, it->nents, i) {
-		tx->sge[1 + i].addr = sg_dma_address(sg);
-		tx->sge[1 + i].length = sg_dma_len(sg);
-		tx->sge[1 + i].lkey = ic->dev->pd->local_dma_lkey;
+		tx->send.sge[1 + i].addr = sg_dma_address(sg);
+		tx->send.sge[1 + i].length = sg_dma_len(sg);
+		tx->send.sge[1 + i].lkey = ic->base.dev->pd->local_dma_lkey;
 	}
-	tx->num_sge = 1 + it->nents;
+	tx->send.num_sge = 1 + it->nents;
 	return true;
 }
 
@@ -602,11 +567,11 @@ static int isi_send_command(struct isi_conn *ic, struct iscsi_task *task)
 	struct scsi_cmnd *sc = task->sc;
 	struct isi_tx *tx = &it->tx;
 	struct isdm_stags st = {};
-	struct ib_send_wr inv, *first = &tx->wr;
+	struct ib_send_wr inv, *first = NULL;
 	struct ib_reg_wr reg;
 	int nr_wr = 1, ret;
 
-	tx->num_sge = 1;
+	tx->send.num_sge = 1;
 	if (scsi_bufflen(sc)) {
 		if (sc->sc_data_direction != DMA_TO_DEVICE &&
 		    sc->sc_data_direction != DMA_FROM_DEVICE)
@@ -631,12 +596,12 @@ static int isi_send_command(struct isi_conn *ic, struct iscsi_task *task)
 		/* isi_unmap_data() or isi_inv_done() gives it back */
 		it->inv_slot = true;
 		nr_wr--;
-		reg.wr.next = &tx->wr;
+		reg.wr.next = &tx->send.wr;
 		if (task->imm_count) {
-			tx->sge[1].addr = it->fr->mr->iova;
-			tx->sge[1].length = task->imm_count;
-			tx->sge[1].lkey = it->fr->mr->lkey;
-			tx->num_sge = 2;
+			tx->send.sge[1].addr = it->fr->mr->iova;
+			tx->send.sge[1].length = task->imm_count;
+			tx->send.sge[1].lkey = it->fr->mr->lkey;
+			tx->send.num_sge = 2;
 		}
 	}
 	tx->nr_wr = nr_wr;
@@ -675,7 +640,8 @@ static int isi_send_dataout(struct isi_conn *ic, struct iscsi_task *task)
 		ret = -ENOMEM;
 		goto unreserve;
 	}
-	hdr = (struct iscsi_data *)(tx->hdr + ISDM_HDR_LEN_EXT);
+	tx->send.hdr = tx->hdr;
+	hdr = isdm_tx_bhs(&tx->send);
 	iscsi_prep_data_out_pdu(task, &task->unsol_r2t, hdr);
 	off = be32_to_cpu(hdr->offset);
 	len = ntoh24(hdr->dlength);
@@ -683,17 +649,17 @@ static int isi_send_dataout(struct isi_conn *ic, struct iscsi_task *task)
 		ret = -EINVAL;
 		goto free;
 	}
-	tx->sge[1].addr = it->fr->mr->iova + off;
-	tx->sge[1].length = len;
-	tx->sge[1].lkey = it->fr->mr->lkey;
-	tx->num_sge = 2;
+	tx->send.sge[1].addr = it->fr->mr->iova + off;
+	tx->send.sge[1].length = len;
+	tx->send.sge[1].lkey = it->fr->mr->lkey;
+	tx->send.num_sge = 2;
 	tx->nr_wr = 1;
 	tx->task = task;
 	tx->dataout = true;
 	ret = isi_tx_prep(ic, tx, NULL);
 	if (ret)
 		goto free;
-	ret = isi_tx_post(ic, tx, &tx->wr);
+	ret = isi_tx_post(ic, tx, NULL);
 	if (ret)
 		goto free;
 	return 0;
@@ -816,8 +782,8 @@ void isi_detach_tasks(struct isi_conn *ic, struct iscsi_conn *conn)
 		if (!task->sc)
 			continue;
 		if (it->nents)
-			ib_dma_unmap_sg(ic->dev->ib_dev, it->sgl, it->sg_count,
-					it->dir);
+			ib_dma_unmap_sg(ic->base.dev->ib_dev, it->sgl,
+					it->sg_count, it->dir);
 		it->nents = 0;
 		it->fr = NULL;
 		it->inv_slot = false;
@@ -839,7 +805,8 @@ int isi_alloc_pdu(struct iscsi_task *task, u8 opcode)
 {
 	struct isi_task *it = task->dd_data;
 
-	task->hdr = (struct iscsi_hdr *)(it->tx.hdr + ISDM_HDR_LEN_EXT);
+	it->tx.send.hdr = it->tx.hdr;
+	task->hdr = isdm_tx_bhs(&it->tx.send);
 	task->hdr_max = ISDM_BHS_LEN;
 	return 0;
 }
@@ -854,7 +821,7 @@ static int isi_check_inv(struct isi_conn *ic, struct ib_wc *wc,
 	struct isi_task *it;
 	u32 rkey = wc->ex.invalidate_rkey;
 
-	if (!ic->mode.send_inv) {
+	if (!ic->base.mode.send_inv) {
 		pr_err_ratelimited("remote invalidation of 0x%x not negotiated\n",
 				   rkey);
 		return -EPROTO;
@@ -935,7 +902,7 @@ static int isi_rsp_inv(struct isi_conn *ic, struct iscsi_conn *conn,
 	wr.wr_cqe = &it->inv_cqe;
 	wr.send_flags = IB_SEND_SIGNALED;
 	wr.ex.invalidate_rkey = it->fr->mr->rkey;
-	ret = ib_post_send(ic->q.qp, &wr, NULL);
+	ret = ib_post_send(ic->base.q.qp, &wr, NULL);
 	if (ret) {
 		/* libiscsi's own reference is still held: no free here */
 		__iscsi_put_task(task);
@@ -963,8 +930,7 @@ static void isi_hello_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct isi_conn *ic = isi_qp_conn(wc);
 
 	atomic_dec(&ic->sq_used);
-	ib_dma_unmap_single(ic->dev->ib_dev, ic->hello_dma, sizeof(ic->hello),
-			    DMA_TO_DEVICE);
+	isdm_tx_unmap(ic->base.dev, &ic->hello_tx);
 	if (wc->status == IB_WC_SUCCESS)
 		return;
 	if (wc->status != IB_WC_WR_FLUSH_ERR)
@@ -987,42 +953,33 @@ static void isi_hello_send_done(struct ib_cq *cq, struct ib_wc *wc)
  */
 int isi_hello_send(struct isi_conn *ic)
 {
-	struct ib_device *ib_dev = ic->dev->ib_dev;
-	struct ib_send_wr wr = {};
-	struct ib_sge sge;
+	struct isdm_send_op op = { .kind = ISDM_SEND_SE };
+	struct isdm_tx *tx = &ic->hello_tx;
 	int ret;
 
 	isdm_hello_build(&ic->hello, min_t(u32, ic->ird, U16_MAX));
-	ic->hello_dma = ib_dma_map_single(ib_dev, &ic->hello, sizeof(ic->hello),
-					  DMA_TO_DEVICE);
-	if (ib_dma_mapping_error(ib_dev, ic->hello_dma))
-		return -ENOMEM;
+	tx->hdr = (u8 *)&ic->hello;
+	tx->num_sge = 1;
+	ret = isdm_tx_map(ic->base.dev, tx, 0, sizeof(ic->hello), &op,
+			  isi_hello_send_done);
+	if (ret)
+		return ret;
 	if (!isi_sq_reserve(ic, 1)) {
 		ret = -EAGAIN;
 		goto unmap;
 	}
-	sge.addr = ic->hello_dma;
-	sge.length = sizeof(ic->hello);
-	sge.lkey = ic->dev->pd->local_dma_lkey;
-	ic->hello_cqe.done = isi_hello_send_done;
-	wr.wr_cqe = &ic->hello_cqe;
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
-	wr.opcode = IB_WR_SEND;
-	wr.send_flags = IB_SEND_SIGNALED | IB_SEND_SOLICITED;
 	/*
 	 * Before the post, as a release: the HelloReply may complete before
 	 * ib_post_send() returns, and its receive must see SENT
 	 */
 	smp_store_release(&ic->hello_state, ISI_HELLO_SENT);
-	ret = ib_post_send(ic->q.qp, &wr, NULL);
+	ret = isdm_tx_post(&ic->base, tx, NULL);
 	if (!ret)
 		return 0;
 	WRITE_ONCE(ic->hello_state, ISI_HELLO_NONE);
 	atomic_dec(&ic->sq_used);
 unmap:
-	ib_dma_unmap_single(ib_dev, ic->hello_dma, sizeof(ic->hello),
-			    DMA_TO_DEVICE);
+	isdm_tx_unmap(ic->base.dev, tx);
 	return ret;
 }
 
@@ -1034,7 +991,8 @@ unmap:
  */
 static void isi_hello_reply(struct isi_conn *ic, const u8 *buf, u32 len)
 {
-	struct sockaddr *dst = (struct sockaddr *)&ic->cm_id->route.addr.dst_addr;
+	struct sockaddr *dst =
+		(struct sockaddr *)&ic->base.cm_id->route.addr.dst_addr;
 	struct isdm_hello_result res;
 	int ret;
 
@@ -1088,10 +1046,11 @@ static const char *isi_rx_err(int err)
 static void isi_log_bad_pdu(struct isi_conn *ic, const u8 *buf, u32 len,
 			    int err)
 {
-	if (len >= ic->mode.hdr_len + ISDM_BHS_LEN)
+	if (len >= ic->base.mode.hdr_len + ISDM_BHS_LEN)
 		pr_err_ratelimited("bad PDU received (%u bytes, iSER 0x%02x, opcode 0x%02x): %s (%d)\n",
 				   len, buf[0],
-				   buf[ic->mode.hdr_len] & ISDM_BHS_OPCODE_MASK,
+				   buf[ic->base.mode.hdr_len] &
+				   ISDM_BHS_OPCODE_MASK,
 				   isi_rx_err(err), err);
 	else
 		pr_err_ratelimited("bad PDU received (%u bytes): %s (%d)\n",
@@ -1118,9 +1077,9 @@ static int isi_rx_post(struct isi_conn *ic, struct isdm_rx_desc *d)
 		.num_sge	= ARRAY_SIZE(sge),
 	};
 
-	ib_dma_sync_single_for_device(ic->dev->ib_dev, d->dma, d->size,
+	ib_dma_sync_single_for_device(ic->base.dev->ib_dev, d->dma, d->size,
 				      DMA_FROM_DEVICE);
-	return ib_post_recv(ic->q.qp, &wr, NULL);
+	return ib_post_recv(ic->base.q.qp, &wr, NULL);
 }
 
 /**
@@ -1138,7 +1097,7 @@ static int isi_rx_post(struct isi_conn *ic, struct isdm_rx_desc *d)
 static void *isi_rx_unspill(struct isi_conn *ic, struct isdm_rx_desc *d,
 			    u32 len)
 {
-	ib_dma_sync_single_for_cpu(ic->dev->ib_dev, ic->spill_dma, len,
+	ib_dma_sync_single_for_cpu(ic->base.dev->ib_dev, ic->spill_dma, len,
 				   DMA_FROM_DEVICE);
 	memcpy(ic->spill, d->buf, d->size);
 	return ic->spill;
@@ -1150,7 +1109,7 @@ static void isi_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 					      cqe);
 	struct isi_conn *ic = isi_qp_conn(wc);
 	struct iscsi_conn *conn = READ_ONCE(ic->iconn);
-	bool login = d == &ic->login_rx;
+	bool login = d == &ic->login.rx;
 	u32 len = wc->byte_len;
 	bool spilled = false;
 	struct isdm_rx_pdu pdu;
@@ -1166,7 +1125,7 @@ static void isi_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	if (!conn)
 		return;
-	ib_dma_sync_single_for_cpu(ic->dev->ib_dev, d->dma, d->size,
+	ib_dma_sync_single_for_cpu(ic->base.dev->ib_dev, d->dma, d->size,
 				   DMA_FROM_DEVICE);
 	if (len > d->size && !login) {
 		buf = isi_rx_unspill(ic, d, len);
@@ -1180,7 +1139,7 @@ static void isi_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		isi_hello_reply(ic, buf, len);
 		goto repost;
 	}
-	ret = isdm_rx_parse(buf, len, &ic->mode,
+	ret = isdm_rx_parse(buf, len, &ic->base.mode,
 			    ISDM_ROLE_INITIATOR,
 			    login ? ISDM_PHASE_LOGIN : ISDM_PHASE_FFP,
 			    login ? ISI_LOGIN_DATA_MAX : ic->rx_data_max, &pdu);
@@ -1234,8 +1193,9 @@ static void isi_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 repost:
 	if (spilled)
-		ib_dma_sync_single_for_device(ic->dev->ib_dev, ic->spill_dma,
-					      len, DMA_FROM_DEVICE);
+		ib_dma_sync_single_for_device(ic->base.dev->ib_dev,
+					      ic->spill_dma, len,
+					      DMA_FROM_DEVICE);
 	ret = isi_rx_post(ic, d);
 	if (ret) {
 		pr_err_ratelimited("receive repost failed: %d\n", ret);
@@ -1251,29 +1211,10 @@ repost:
  */
 int isi_rx_init(struct isi_conn *ic)
 {
-	struct ib_device *ib_dev = ic->dev->ib_dev;
-	int ret;
-
-	ret = isdm_rx_desc_init(ic->dev, &ic->login_rx,
-				ISDM_HDR_LEN_EXT + ISDM_BHS_LEN +
-				ISI_LOGIN_DATA_MAX, isi_recv_done);
-	if (ret)
-		return ret;
-	ic->login_req = kzalloc(ISI_LOGIN_DATA_MAX, GFP_KERNEL);
-	if (!ic->login_req)
-		goto free_rx;
-	ic->login_req_dma = ib_dma_map_single(ib_dev, ic->login_req,
-					      ISI_LOGIN_DATA_MAX,
-					      DMA_TO_DEVICE);
-	if (ib_dma_mapping_error(ib_dev, ic->login_req_dma))
-		goto free_req;
-	return 0;
-free_req:
-	kfree(ic->login_req);
-	ic->login_req = NULL;
-free_rx:
-	isdm_rx_desc_destroy(ic->dev, &ic->login_rx);
-	return -ENOMEM;
+	return isdm_login_buf_alloc(ic->base.dev, &ic->login,
+				    ISDM_HDR_LEN_EXT + ISDM_BHS_LEN +
+				    ISI_LOGIN_DATA_MAX, ISI_LOGIN_DATA_MAX,
+				    isi_recv_done);
 }
 
 /*
@@ -1319,7 +1260,7 @@ int isi_rx_ffp_post(struct isi_conn *ic, u32 nr, u32 data_max)
 	int ret;
 
 	/* one buffer of its own in whole pages (no completion: never posted) */
-	ret = isdm_rx_ring_alloc(ic->dev, &ic->spill_ring, 1, size, NULL);
+	ret = isdm_rx_ring_alloc(ic->base.dev, &ic->spill_ring, 1, size, NULL);
 	if (ret)
 		return ret;
 	ic->spill = ic->spill_ring.desc[0].buf;
@@ -1327,9 +1268,9 @@ int isi_rx_ffp_post(struct isi_conn *ic, u32 nr, u32 data_max)
 	ic->spill_size = size;
 	ic->spill_sge.addr = ic->spill_dma + ISI_RX_SMALL;
 	ic->spill_sge.length = size - ISI_RX_SMALL;
-	ic->spill_sge.lkey = ic->dev->pd->local_dma_lkey;
+	ic->spill_sge.lkey = ic->base.dev->pd->local_dma_lkey;
 
-	ret = isdm_rx_ring_alloc(ic->dev, &ic->rx_ring, nr, ISI_RX_SMALL,
+	ret = isdm_rx_ring_alloc(ic->base.dev, &ic->rx_ring, nr, ISI_RX_SMALL,
 				 isi_recv_done);
 	if (ret)
 		return ret;
@@ -1350,18 +1291,12 @@ int isi_rx_ffp_post(struct isi_conn *ic, u32 nr, u32 data_max)
  */
 void isi_rx_destroy(struct isi_conn *ic)
 {
-	isdm_rx_ring_free(ic->dev, &ic->rx_ring);
+	isdm_rx_ring_free(ic->base.dev, &ic->rx_ring);
 	ic->rx = NULL;
 	ic->nr_rx = 0;
-	isdm_rx_ring_free(ic->dev, &ic->spill_ring);
+	isdm_rx_ring_free(ic->base.dev, &ic->spill_ring);
 	ic->spill = NULL;
-	isdm_rx_desc_destroy(ic->dev, &ic->login_rx);
-	if (ic->login_req) {
-		ib_dma_unmap_single(ic->dev->ib_dev, ic->login_req_dma,
-				    ISI_LOGIN_DATA_MAX, DMA_TO_DEVICE);
-		kfree(ic->login_req);
-		ic->login_req = NULL;
-	}
+	isdm_login_buf_free(ic->base.dev, &ic->login);
 }
 
 /**

@@ -19,8 +19,6 @@
 
 #include "isdm/isdm.h"
 
-/* iSER header (either form) + BHS: the headers of every message we send */
-#define ISI_TX_HDR_MAX		(ISDM_HDR_LEN_EXT + ISDM_BHS_LEN)
 /* login and text request/response data: libiscsi's login buffer size */
 #define ISI_LOGIN_DATA_MAX	ISCSI_DEF_MAX_RECV_SEG_LEN
 /* tasks of a session (SCSI + management), libiscsi rounds to a power of 2 */
@@ -42,7 +40,7 @@
  * its pages without registration (TargetRecvDataSegmentLength is 8 KiB with
  * Linux targets: at most three pages, four with an odd start)
  */
-#define ISI_IMM_SGE		4
+#define ISI_IMM_SGE		(ISDM_TX_SGE - 1)
 /* unsolicited Data-Out sends in flight beyond one per task */
 #define ISI_DATAOUT_MAX		256
 /*
@@ -109,28 +107,20 @@ enum isi_conn_flag {
 };
 
 /**
- * struct isi_tx - one outgoing Send
- * @hdr: iSER header (ending at offset %ISDM_HDR_LEN_EXT) and BHS
- * @dma: DMA address of @hdr while the Send is posted
- * @off: offset of the iSER header in @hdr
- * @sge: headers, then the data segment if any
- * @num_sge: used entries of @sge
+ * struct isi_tx - one outgoing Send of a task
+ * @send: the core's Send descriptor; its @hdr points at @hdr, mapped per
+ *	Send (isdm_tx_build()) and unmapped by its completion
+ * @hdr: iSER header (ending at offset %ISDM_HDR_LEN_EXT) and BHS, where
+ *	libiscsi builds the BHS (task->hdr)
  * @nr_wr: send queue slots the Send and the WRs chained before it use
- * @cqe: completion
- * @wr: the Send
  * @task: the task the Send belongs to (a reference is held while posted)
  * @put_task: drop libiscsi's own reference too (PDU without a response)
  * @dataout: allocated for one Data-Out, freed on completion
  */
 struct isi_tx {
-	u8			hdr[ISI_TX_HDR_MAX];
-	u64			dma;
-	unsigned int		off;
-	struct ib_sge		sge[1 + ISI_IMM_SGE];
-	int			num_sge;
+	struct isdm_tx		send;
+	u8			hdr[ISDM_TX_HDR_MAX];
 	int			nr_wr;
-	struct ib_cqe		cqe;
-	struct ib_send_wr	wr;
 	struct iscsi_task	*task;
 	bool			put_task;
 	bool			dataout;
@@ -230,9 +220,8 @@ struct isi_host {
 
 /**
  * struct isi_conn - one iSER connection (the endpoint's data)
- * @q: CQ and QP
- * @cm_id: the rdma_cm id, NULL once released
- * @dev: the core's device object, NULL before address resolution
+ * @base: the rdma_cm id (NULL once released), the device (NULL before
+ *	address resolution), CQ and QP, and the mode the CM exchange fixed
  * @ep: the iSCSI endpoint, NULL after ep_disconnect
  * @iconn: the bound libiscsi connection, or NULL
  * @lock: state, binding, resources
@@ -242,17 +231,15 @@ struct isi_host {
  * @release_work: waits for @stop_comp and releases
  * @entry: in the module's connection list
  * @offer: what our CM REQ offered (device abilities and module switches)
- * @mode: what the CM exchange fixed
  * @ird: the QP's responder resources (incoming RDMA Reads)
  * @ord: the QP's initiator depth (outgoing RDMA Reads)
  * @flags: %ISI_F_FAILED
  * @rep_pd: the target's CM REP (MPA reply on iWARP) carried private data
  * @established: rdma_cm reported ESTABLISHED
  * @ffp: full feature phase receive buffers are posted
- * @login_rx: the login/text response buffer (8 KiB data)
- * @login_posted: @login_rx is posted
- * @login_req: login/text request data
- * @login_req_dma: its DMA address
+ * @login: the login/text response buffer (8 KiB data) and the buffer of
+ *	the login/text request data (mapped once)
+ * @login_posted: @login.rx is posted
  * @rx_ring: the full-feature receive buffers, packed in pages
  * @rx: their descriptors (@rx_ring.desc), %ISI_RX_SMALL bytes each
  * @nr_rx: entries of @rx
@@ -274,16 +261,13 @@ struct isi_host {
  * @imm_sge: data SGEs a Send may carry besides the headers (at most
  *	%ISI_IMM_SGE, fewer if the device allows fewer)
  * @hello: the iSER Hello we send (RFC 5046 9.3)
- * @hello_dma: its DMA address while its Send is posted
- * @hello_cqe: completion of that Send
+ * @hello_tx: its Send, mapped while posted
  * @hello_state: &enum isi_hello_state; written by the receive path and
  *	read by isi_conn_start() (store-release, load-acquire)
  * @hello_res: the HelloReply, valid in %ISI_HELLO_DONE
  */
 struct isi_conn {
-	struct isdm_queues	q;
-	struct rdma_cm_id	*cm_id;
-	struct isdm_device	*dev;
+	struct isdm_conn	base;
 	struct iscsi_endpoint	*ep;
 	struct iscsi_conn	*iconn;
 	struct mutex		lock;		/* state, binding, resources */
@@ -293,7 +277,6 @@ struct isi_conn {
 	struct work_struct	release_work;
 	struct list_head	entry;
 	struct isdm_caps	offer;
-	struct isdm_mode	mode;
 	u32			ird;
 	u32			ord;
 	unsigned long		flags;
@@ -301,10 +284,8 @@ struct isi_conn {
 	bool			established;
 	bool			ffp;
 
-	struct isdm_rx_desc	login_rx;
+	struct isdm_login_buf	login;
 	bool			login_posted;
-	void			*login_req;
-	u64			login_req_dma;
 
 	struct isdm_rx_ring	rx_ring;
 	struct isdm_rx_desc	*rx;
@@ -327,8 +308,7 @@ struct isi_conn {
 	u32			imm_sge;
 
 	struct isdm_hello	hello;
-	u64			hello_dma;
-	struct ib_cqe		hello_cqe;
+	struct isdm_tx		hello_tx;
 	int			hello_state;
 	struct isdm_hello_result hello_res;
 };

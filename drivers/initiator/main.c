@@ -104,11 +104,11 @@ static void isi_conn_terminate(struct isi_conn *ic)
 		ic->state = ISI_TERMINATING;
 		wake_up_all(&ic->wq);
 	}
-	if (ic->established && ic->cm_id) {
+	if (ic->established && ic->base.cm_id) {
 		ic->established = false;
-		rdma_disconnect(ic->cm_id);
+		rdma_disconnect(ic->base.cm_id);
 	}
-	isdm_queues_drain(&ic->q);
+	isdm_queues_drain(&ic->base.q);
 }
 
 static void isi_conn_release(struct isi_conn *ic)
@@ -121,21 +121,21 @@ static void isi_conn_release(struct isi_conn *ic)
 
 	mutex_lock(&ic->lock);
 	ic->state = ISI_DOWN;
-	isdm_queues_drain(&ic->q);
-	if (ic->dev) {
+	isdm_queues_drain(&ic->base.q);
+	if (ic->base.dev) {
 		isi_fr_pool_destroy(ic);
 		isi_rx_destroy(ic);
 	}
-	isdm_queues_destroy(&ic->q);
-	cm_id = ic->cm_id;
-	ic->cm_id = NULL;
+	isdm_queues_destroy(&ic->base.q);
+	cm_id = ic->base.cm_id;
+	ic->base.cm_id = NULL;
 	mutex_unlock(&ic->lock);
 
 	/* waits for a running CM handler; none runs after it */
 	if (cm_id)
 		rdma_destroy_id(cm_id);
-	if (ic->dev)
-		isdm_device_put(ic->dev);
+	if (ic->base.dev)
+		isdm_device_put(ic->base.dev);
 	kfree(ic);
 }
 
@@ -157,10 +157,10 @@ static void isi_qp_event(struct ib_event *ev, void *ctx)
 
 static int isi_addr_resolved(struct isi_conn *ic)
 {
-	struct ib_device *ib_dev = ic->cm_id->device;
+	struct ib_device *ib_dev = ic->base.cm_id->device;
 	struct isdm_device *dev;
 
-	if (ic->dev)
+	if (ic->base.dev)
 		return -EALREADY;
 	if (!(ib_dev->attrs.device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS)) {
 		pr_err("%s: no memory management extensions\n",
@@ -171,13 +171,13 @@ static int isi_addr_resolved(struct isi_conn *ic)
 	dev = isdm_device_get(ib_dev);
 	if (IS_ERR(dev))
 		return PTR_ERR(dev);
-	ic->dev = dev;
-	return rdma_resolve_route(ic->cm_id, ISI_RESOLVE_MS);
+	ic->base.dev = dev;
+	return rdma_resolve_route(ic->base.cm_id, ISI_RESOLVE_MS);
 }
 
 static int isi_route_resolved(struct isi_conn *ic)
 {
-	struct ib_device *ib_dev = ic->dev->ib_dev;
+	struct ib_device *ib_dev = ic->base.dev->ib_dev;
 	struct isdm_queue_attr qa = {};
 	struct rdma_conn_param param = {};
 	struct isdm_cm_req req;
@@ -202,16 +202,17 @@ static int isi_route_resolved(struct isi_conn *ic)
 	qa.poll_ctx = IB_POLL_SOFTIRQ;
 	qa.qp_context = ic;
 	qa.event_handler = isi_qp_event;
-	ret = isdm_queues_create(ic->cm_id, ic->dev, &ic->q, &qa);
+	ret = isdm_queues_create(ic->base.cm_id, ic->base.dev, &ic->base.q,
+				 &qa);
 	if (ret)
 		return ret;
 	ic->imm_sge = min_t(u32, ib_dev->attrs.max_send_sge, 1 + ISI_IMM_SGE) - 1;
 
 	/* a Send that finds no receive buffer is retried after 0.32 ms */
-	ret = rdma_set_min_rnr_timer(ic->cm_id, IB_RNR_TIMER_000_32);
+	ret = rdma_set_min_rnr_timer(ic->base.cm_id, IB_RNR_TIMER_000_32);
 	if (ret)
 		return ret;
-	isdm_caps_offer(ic->dev, &zbva, &send_inv, &ic->offer);
+	isdm_caps_offer(ic->base.dev, &zbva, &send_inv, &ic->offer);
 	isdm_cm_req_build(&req, &ic->offer);
 	param.private_data = &req;
 	param.private_data_len = sizeof(req);
@@ -219,7 +220,7 @@ static int isi_route_resolved(struct isi_conn *ic)
 	param.initiator_depth = 1;
 	param.retry_count = 7;
 	param.rnr_retry_count = 7;
-	return rdma_connect_locked(ic->cm_id, &param);
+	return rdma_connect_locked(ic->base.cm_id, &param);
 }
 
 static int isi_established(struct isi_conn *ic, struct rdma_cm_event *ev)
@@ -230,16 +231,16 @@ static int isi_established(struct isi_conn *ic, struct rdma_cm_event *ev)
 
 	ret = isdm_cm_rep_parse(ev->param.conn.private_data,
 				ev->param.conn.private_data_len,
-				&ic->offer, &ic->mode);
+				&ic->offer, &ic->base.mode);
 	if (ret) {
 		pr_err_ratelimited("bad CM REP private data: %d\n", ret);
 		return ret;
 	}
-	if (ic->mode.peer_violation)
+	if (ic->base.mode.peer_violation)
 		pr_warn_ratelimited("target's REP claims a feature we did not offer; ignored\n");
 	ic->rep_pd = ev->param.conn.private_data &&
 		     ev->param.conn.private_data_len;
-	if (!ib_query_qp(ic->q.qp, &attr, IB_QP_MAX_QP_RD_ATOMIC |
+	if (!ib_query_qp(ic->base.q.qp, &attr, IB_QP_MAX_QP_RD_ATOMIC |
 			 IB_QP_MAX_DEST_RD_ATOMIC, &init_attr)) {
 		ic->ord = attr.max_rd_atomic;
 		ic->ird = attr.max_dest_rd_atomic;
@@ -247,8 +248,8 @@ static int isi_established(struct isi_conn *ic, struct rdma_cm_event *ev)
 	ic->established = true;
 	ic->state = ISI_UP;
 	wake_up_all(&ic->wq);
-	pr_debug("connected: zbva %d send_inv %d hdr %u\n", ic->mode.zbva,
-		 ic->mode.send_inv, ic->mode.hdr_len);
+	pr_debug("connected: zbva %d send_inv %d hdr %u\n", ic->base.mode.zbva,
+		 ic->base.mode.send_inv, ic->base.mode.hdr_len);
 	return 0;
 }
 
@@ -267,7 +268,7 @@ static int isi_cma_handler(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
 	int ret = 0;
 
 	mutex_lock(&ic->lock);
-	if (ic->cm_id != cm_id)
+	if (ic->base.cm_id != cm_id)
 		goto out;
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ADDR_RESOLVED:
@@ -347,10 +348,10 @@ static struct iscsi_endpoint *isi_ep_connect(struct Scsi_Host *shost,
 	ic->state = ISI_PENDING;
 	ep->dd_data = ic;
 
-	ic->cm_id = rdma_create_id(&init_net, isi_cma_handler, ic, RDMA_PS_TCP,
-				   IB_QPT_RC);
-	if (IS_ERR(ic->cm_id)) {
-		ret = PTR_ERR(ic->cm_id);
+	ic->base.cm_id = rdma_create_id(&init_net, isi_cma_handler, ic,
+					RDMA_PS_TCP, IB_QPT_RC);
+	if (IS_ERR(ic->base.cm_id)) {
+		ret = PTR_ERR(ic->base.cm_id);
 		kfree(ic);
 		goto destroy_ep;
 	}
@@ -358,7 +359,7 @@ static struct iscsi_endpoint *isi_ep_connect(struct Scsi_Host *shost,
 	list_add_tail(&ic->entry, &isi_conn_list);
 	mutex_unlock(&isi_conn_mutex);
 
-	ret = rdma_resolve_addr(ic->cm_id, NULL, dst, ISI_RESOLVE_MS);
+	ret = rdma_resolve_addr(ic->base.cm_id, NULL, dst, ISI_RESOLVE_MS);
 	if (ret) {
 		pr_info_ratelimited("rdma_resolve_addr failed: %d\n", ret);
 		isi_conn_release(ic);
@@ -424,10 +425,12 @@ static int isi_get_ep_param(struct iscsi_endpoint *ep, enum iscsi_param param,
 		if (!ic)
 			return -ENOTCONN;
 		mutex_lock(&ic->lock);
-		if (ic->cm_id)
-			ret = iscsi_conn_get_addr_param((struct sockaddr_storage *)
-						&ic->cm_id->route.addr.dst_addr,
-						param, buf);
+		if (ic->base.cm_id) {
+			struct rdma_addr *addr = &ic->base.cm_id->route.addr;
+
+			ret = iscsi_conn_get_addr_param(&addr->dst_addr, param,
+							buf);
+		}
 		mutex_unlock(&ic->lock);
 		return ret;
 	default:
@@ -564,7 +567,7 @@ static void isi_host_update(struct isi_conn *ic, struct iscsi_conn *conn,
 	ih->up = up;
 	if (up) {
 		ih->starts++;
-		ih->mode = ic->mode;
+		ih->mode = ic->base.mode;
 		ih->ird = ic->ird;
 		ih->ord = ic->ord;
 		ih->max_io = shost->max_sectors << SECTOR_SHIFT;
@@ -601,10 +604,10 @@ isi_session_create(struct iscsi_endpoint *ep, u16 cmds_max, u16 qdepth,
 		mutex_unlock(&ic->lock);
 		return NULL;
 	}
-	pages = isi_io_pages(ic->dev->ib_dev, want);
+	pages = isi_io_pages(ic->base.dev->ib_dev, want);
 	if (pages * (SZ_4K / SZ_1K) < want)
 		pr_info_ratelimited("max_io_kb %u: %s registers at most %u KiB per command\n",
-				    want, dev_name(&ic->dev->ib_dev->dev),
+				    want, dev_name(&ic->base.dev->ib_dev->dev),
 				    pages * (SZ_4K / SZ_1K));
 	mutex_unlock(&ic->lock);
 
@@ -631,7 +634,7 @@ isi_session_create(struct iscsi_endpoint *ep, u16 cmds_max, u16 qdepth,
 		mutex_unlock(&ic->lock);
 		goto free_host;
 	}
-	ret = iscsi_host_add(shost, ic->dev->ib_dev->dev.parent);
+	ret = iscsi_host_add(shost, ic->base.dev->ib_dev->dev.parent);
 	mutex_unlock(&ic->lock);
 	if (ret)
 		goto free_host;
@@ -728,8 +731,9 @@ static bool isi_hello_wanted(struct isi_conn *ic)
 	case ISI_HELLO_OFF:
 		return false;
 	default:
-		return rdma_protocol_iwarp(ic->dev->ib_dev,
-					   ic->cm_id->port_num) && !ic->rep_pd;
+		return rdma_protocol_iwarp(ic->base.dev->ib_dev,
+					   ic->base.cm_id->port_num) &&
+		       !ic->rep_pd;
 	}
 }
 
@@ -749,7 +753,8 @@ static bool isi_hello_waits(struct isi_conn *ic)
  */
 static int isi_hello_exchange(struct isi_conn *ic)
 {
-	struct sockaddr *dst = (struct sockaddr *)&ic->cm_id->route.addr.dst_addr;
+	struct sockaddr *dst =
+		(struct sockaddr *)&ic->base.cm_id->route.addr.dst_addr;
 	long left;
 	int ret;
 
@@ -1003,11 +1008,11 @@ static void isi_conn_detach_device(struct isi_conn *ic)
 		isi_detach_tasks(ic, ic->iconn);
 	isi_fr_pool_destroy(ic);
 	isi_rx_destroy(ic);
-	isdm_queues_destroy(&ic->q);
-	cm_id = ic->cm_id;
-	ic->cm_id = NULL;
-	dev = ic->dev;
-	ic->dev = NULL;
+	isdm_queues_destroy(&ic->base.q);
+	cm_id = ic->base.cm_id;
+	ic->base.cm_id = NULL;
+	dev = ic->base.dev;
+	ic->base.dev = NULL;
 	mutex_unlock(&ic->lock);
 
 	/* waits for a running CM handler, which takes only ic->lock */
@@ -1039,7 +1044,7 @@ static void isi_remove_device(struct ib_device *ib_dev)
 		 * device from then on)
 		 */
 		mutex_lock(&ic->lock);
-		on_dev = ic->dev && ic->dev->ib_dev == ib_dev;
+		on_dev = ic->base.dev && ic->base.dev->ib_dev == ib_dev;
 		mutex_unlock(&ic->lock);
 		if (!on_dev)
 			continue;

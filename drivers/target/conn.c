@@ -79,195 +79,6 @@ static void ist_login_recv_done(struct ib_cq *cq, struct ib_wc *wc);
 static void ist_login_send_done(struct ib_cq *cq, struct ib_wc *wc);
 
 /* ------------------------------------------------------------------ */
-/* send helpers                                                       */
-/* ------------------------------------------------------------------ */
-
-/**
- * ist_tx_map() - map a Send's header buffer and prepare its work request
- * @ic: the connection
- * @tx: the descriptor; @tx->hdr holds what is sent
- * @off: where in @tx->hdr the message starts
- * @len: how many bytes of @tx->hdr it takes
- * @op: Send, SendSE or SendInvSE, from the wire layer
- * @done: completion handler
- *
- * Return: 0, or -ENOMEM when the buffer cannot be mapped.
- */
-int ist_tx_map(struct ist_conn *ic, struct ist_tx_desc *tx, unsigned int off,
-	       u32 len, const struct isdm_send_op *op,
-	       void (*done)(struct ib_cq *cq, struct ib_wc *wc))
-{
-	struct ib_device *ib_dev = ic->dev->ib_dev;
-
-	if (tx->premapped) {
-		ib_dma_sync_single_for_device(ib_dev, tx->dma, off + len,
-					      DMA_TO_DEVICE);
-	} else {
-		tx->dma = ib_dma_map_single(ib_dev, tx->hdr, off + len,
-					    DMA_TO_DEVICE);
-		if (ib_dma_mapping_error(ib_dev, tx->dma)) {
-			tx->dma = 0;
-			return -ENOMEM;
-		}
-		tx->map_len = off + len;
-	}
-	tx->sge[0].addr = tx->dma + off;
-	tx->sge[0].length = len;
-	tx->sge[0].lkey = ic->dev->pd->local_dma_lkey;
-	tx->num_sge = 1;
-	tx->cqe.done = done;
-
-	memset(&tx->wr, 0, sizeof(tx->wr));
-	tx->wr.wr_cqe = &tx->cqe;
-	tx->wr.sg_list = tx->sge;
-	isdm_send_wr_init(&tx->wr, op);
-	return 0;
-}
-
-/**
- * ist_tx_init() - build the headers of a Send and map them
- * @ic: the connection
- * @tx: the descriptor
- * @bhs: the BHS (copied)
- * @adv: STags the command advertised, for the Send-with-Invalidate rule
- * @inline_len: bytes the caller put right behind the BHS in @tx->hdr (a
- *	ring slot), sent with the headers
- * @done: completion handler
- *
- * Return: 0, -ENOMEM when the headers cannot be mapped, or the wire
- * layer's error for a PDU that is never a Send.
- */
-int ist_tx_init(struct ist_conn *ic, struct ist_tx_desc *tx,
-		const void *bhs, const struct isdm_stags *adv, u32 inline_len,
-		void (*done)(struct ib_cq *cq, struct ib_wc *wc))
-{
-	unsigned int off = ISDM_HDR_LEN_EXT - ic->mode.hdr_len;
-	struct isdm_send_op op;
-	int ret;
-
-	ret = isdm_send_op(bhs, adv, &ic->mode, &op);
-	if (ret)
-		return ret;
-	ret = isdm_hdr_build(tx->hdr + off, ic->mode.hdr_len, &ic->mode, NULL);
-	if (ret < 0)
-		return ret;
-	memcpy(tx->hdr + ISDM_HDR_LEN_EXT, bhs, ISDM_BHS_LEN);
-	return ist_tx_map(ic, tx, off,
-			  ic->mode.hdr_len + ISDM_BHS_LEN + inline_len, &op,
-			  done);
-}
-
-/**
- * ist_tx_unmap() - unmap the headers of a Send; idempotent
- * @ic: the connection
- * @tx: the descriptor
- */
-void ist_tx_unmap(struct ist_conn *ic, struct ist_tx_desc *tx)
-{
-	if (!tx->dma || tx->premapped)
-		return;
-	ib_dma_unmap_single(ic->dev->ib_dev, tx->dma, tx->map_len,
-			    DMA_TO_DEVICE);
-	tx->dma = 0;
-}
-
-static void ist_tx_ring_destroy(struct ist_conn *ic)
-{
-	struct ist_tx_ring *r = &ic->tx_ring;
-	u32 i, nr_pages = r->per_page ? DIV_ROUND_UP(r->nr, r->per_page) : 0;
-
-	for (i = 0; r->pages && i < nr_pages && r->pages[i]; i++) {
-		if (r->dma[i])
-			ib_dma_unmap_single(ic->dev->ib_dev, r->dma[i],
-					    PAGE_SIZE, DMA_TO_DEVICE);
-		free_page((unsigned long)r->pages[i]);
-	}
-	kfree(r->pages);
-	kfree(r->dma);
-	memset(r, 0, sizeof(*r));
-}
-
-/**
- * ist_tx_ring_create() - the premapped Send buffers of a connection
- * @ic: the connection, in full feature phase
- * @nr: slots: the session's number of LIO command tags, so that the tag of
- *	a command is its slot
- *
- * Page by page, each page mapped once, so that no allocation is larger
- * than a page however deep the session's command window is.
- *
- * Return: 0 or -ENOMEM.
- */
-int ist_tx_ring_create(struct ist_conn *ic, u32 nr)
-{
-	struct ist_tx_ring *r = &ic->tx_ring;
-	struct ib_device *ib_dev = ic->dev->ib_dev;
-	u32 i, nr_pages;
-
-	r->per_page = PAGE_SIZE / IST_TX_SLOT;
-	r->nr = nr;
-	nr_pages = DIV_ROUND_UP(nr, r->per_page);
-	r->pages = kcalloc(nr_pages, sizeof(*r->pages), GFP_KERNEL);
-	r->dma = kcalloc(nr_pages, sizeof(*r->dma), GFP_KERNEL);
-	if (!r->pages || !r->dma)
-		goto fail;
-	for (i = 0; i < nr_pages; i++) {
-		r->pages[i] = (void *)get_zeroed_page(GFP_KERNEL);
-		if (!r->pages[i])
-			goto fail;
-		r->dma[i] = ib_dma_map_single(ib_dev, r->pages[i], PAGE_SIZE,
-					      DMA_TO_DEVICE);
-		if (ib_dma_mapping_error(ib_dev, r->dma[i])) {
-			r->dma[i] = 0;
-			goto fail;
-		}
-	}
-	return 0;
-fail:
-	ist_tx_ring_destroy(ic);
-	return -ENOMEM;
-}
-
-/**
- * ist_tx_slot() - point a command's Send descriptor at its ring slot
- * @ic: the connection
- * @tx: the descriptor, in LIO's per-command area
- * @tag: the command's LIO tag (se_cmd.map_tag)
- *
- * Return: false when the connection has no slot for @tag (no ring yet, or
- * a tag beyond the session's count, which LIO never hands out).
- */
-bool ist_tx_slot(struct ist_conn *ic, struct ist_tx_desc *tx, u32 tag)
-{
-	struct ist_tx_ring *r = &ic->tx_ring;
-	u32 page, off;
-
-	if (tag >= r->nr)
-		return false;
-	page = tag / r->per_page;
-	off = (tag % r->per_page) * IST_TX_SLOT;
-	tx->hdr = (u8 *)r->pages[page] + off;
-	tx->dma = r->dma[page] + off;
-	tx->premapped = true;
-	return true;
-}
-
-/**
- * ist_post_send() - post a Send, possibly behind a chain of RDMA WRs
- * @ic: the connection
- * @tx: the Send
- * @first: the first WR of the chain, or NULL to post @tx alone
- *
- * Return: 0 or the error of ib_post_send().
- */
-int ist_post_send(struct ist_conn *ic, struct ist_tx_desc *tx,
-		  struct ib_send_wr *first)
-{
-	tx->wr.num_sge = tx->num_sge;
-	return ib_post_send(ic->q.qp, first ? first : &tx->wr, NULL);
-}
-
-/* ------------------------------------------------------------------ */
 /* state and teardown                                                 */
 /* ------------------------------------------------------------------ */
 
@@ -289,25 +100,19 @@ static void ist_conn_get(struct ist_conn *ic)
 /* The queues (if the id is still there, with it) and the buffers. */
 static void ist_conn_destroy_bufs(struct ist_conn *ic)
 {
-	isdm_queues_destroy(&ic->q);
-	isdm_rx_ring_free(ic->dev, &ic->rx_ring);
+	isdm_queues_destroy(&ic->base.q);
+	isdm_rx_ring_free(ic->base.dev, &ic->rx_ring);
 	ic->rx = NULL;
-	ist_tx_ring_destroy(ic);
-	isdm_rx_desc_destroy(ic->dev, &ic->login_rx);
-	ist_tx_unmap(ic, &ic->login_tx);
-	if (ic->login_rsp_dma)
-		ib_dma_unmap_single(ic->dev->ib_dev, ic->login_rsp_dma,
-				    IST_LOGIN_DATA_MAX, DMA_TO_DEVICE);
-	ic->login_rsp_dma = 0;
-	kfree(ic->login_rsp);
-	ic->login_rsp = NULL;
+	isdm_tx_ring_free(ic->base.dev, &ic->tx_ring);
+	isdm_tx_unmap(ic->base.dev, &ic->login_tx);
+	isdm_login_buf_free(ic->base.dev, &ic->login);
 }
 
 /* Free a connection whose rdma_cm id rdma_cm destroys (CONNECT_REQUEST). */
 static void ist_conn_free(struct ist_conn *ic)
 {
 	ist_conn_destroy_bufs(ic);
-	isdm_device_put(ic->dev);
+	isdm_device_put(ic->base.dev);
 	ist_np_put(ic->isnp);
 	kfree(ic);
 }
@@ -332,14 +137,14 @@ static void ist_free_work(struct work_struct *work)
 
 	cancel_delayed_work_sync(&ic->rdma_retry_work);
 	/* the id first: no handler can then see the connection half gone */
-	isdm_queues_destroy_id(&ic->q);
+	isdm_queues_destroy_id(&ic->base.q);
 	ist_conn_destroy_bufs(ic);
 
 	mutex_lock(&ist_conn_list_mutex);
 	list_del(&ic->entry);
 	mutex_unlock(&ist_conn_list_mutex);
 
-	isdm_device_put(ic->dev);
+	isdm_device_put(ic->base.dev);
 	ist_np_put(ic->isnp);
 	kfree(ic);
 }
@@ -380,7 +185,7 @@ static void ist_conn_terminate(struct ist_conn *ic)
 	if (ic->state >= IST_CONN_TERMINATING)
 		return;
 	ic->state = IST_CONN_TERMINATING;
-	ret = rdma_disconnect(ic->cm_id);
+	ret = rdma_disconnect(ic->base.cm_id);
 	if (ret)
 		pr_debug("conn %p: rdma_disconnect: %d\n", ic, ret);
 }
@@ -544,7 +349,7 @@ static void ist_release_work(struct work_struct *work)
 	mutex_lock(&ic->lock);
 	ist_conn_terminate(ic);		/* unbound ones; LIO's did it already */
 	mutex_unlock(&ic->lock);
-	isdm_queues_drain(&ic->q);
+	isdm_queues_drain(&ic->base.q);
 	mutex_lock(&ic->lock);
 	ic->state = IST_CONN_DOWN;
 	mutex_unlock(&ic->lock);
@@ -619,7 +424,7 @@ static void ist_qp_event(struct ib_event *ev, void *ctx)
 	struct ist_conn *ic = ctx;
 
 	if (ev->event == IB_EVENT_COMM_EST)
-		rdma_notify(ic->cm_id, ev->event);
+		rdma_notify(ic->base.cm_id, ev->event);
 	else
 		pr_debug("conn %p: QP event %s\n", ic, ib_event_msg(ev->event));
 }
@@ -629,11 +434,11 @@ static int ist_accept(struct ist_conn *ic, struct rdma_cm_event *event,
 {
 	struct rdma_conn_param cp = {};
 	struct isdm_cm_rep rep;
-	struct ib_device *ib_dev = ic->dev->ib_dev;
+	struct ib_device *ib_dev = ic->base.dev->ib_dev;
 	struct isdm_caps ours;
 
-	isdm_caps_offer(ic->dev, &zbva, &send_inv, &ours);
-	isdm_cm_negotiate_target(ini, &ours, &ic->mode, &rep);
+	isdm_caps_offer(ic->base.dev, &zbva, &send_inv, &ours);
+	isdm_cm_negotiate_target(ini, &ours, &ic->base.mode, &rep);
 	/*
 	 * We issue RDMA Reads: our ORD is the initiator depth, bounded by
 	 * what the initiator offers as responder resources (rdma_cm presents
@@ -647,7 +452,7 @@ static int ist_accept(struct ist_conn *ic, struct rdma_cm_event *event,
 	cp.rnr_retry_count = 7;
 	cp.private_data = &rep;
 	cp.private_data_len = sizeof(rep);
-	return rdma_accept(ic->cm_id, &cp);
+	return rdma_accept(ic->base.cm_id, &cp);
 }
 
 static int ist_connect_request(struct rdma_cm_id *cm_id,
@@ -686,7 +491,7 @@ static int ist_connect_request(struct rdma_cm_id *cm_id,
 	if (!ic)
 		goto reject;
 	ic->cm_kind = IST_CM_CONN;
-	ic->cm_id = cm_id;
+	ic->base.cm_id = cm_id;
 	ic->isnp = isnp;
 	kref_get(&isnp->ref);
 	ic->src = src;
@@ -707,9 +512,9 @@ static int ist_connect_request(struct rdma_cm_id *cm_id,
 	ic->login_tx.hdr = ic->login_hdr;
 	ic->hello_tx.hdr = (u8 *)&ic->hello_reply;
 
-	ic->dev = isdm_device_get(cm_id->device);
-	if (IS_ERR(ic->dev)) {
-		ret = PTR_ERR(ic->dev);
+	ic->base.dev = isdm_device_get(cm_id->device);
+	if (IS_ERR(ic->base.dev)) {
+		ret = PTR_ERR(ic->base.dev);
 		ist_np_put(isnp);
 		kfree(ic);
 		pr_warn_ratelimited("rejecting %pISpc: device %s unusable (%d)\n",
@@ -717,20 +522,12 @@ static int ist_connect_request(struct rdma_cm_id *cm_id,
 		goto reject;
 	}
 
-	ret = isdm_rx_desc_init(ic->dev, &ic->login_rx,
-				ISDM_HDR_LEN_EXT + ISDM_BHS_LEN + IST_AHS_MAX +
-				IST_LOGIN_DATA_MAX, ist_login_recv_done);
+	ret = isdm_login_buf_alloc(ic->base.dev, &ic->login,
+				   ISDM_HDR_LEN_EXT + ISDM_BHS_LEN +
+				   IST_AHS_MAX + IST_LOGIN_DATA_MAX,
+				   IST_LOGIN_DATA_MAX, ist_login_recv_done);
 	if (ret)
 		goto free;
-	ic->login_rsp = kzalloc(IST_LOGIN_DATA_MAX, GFP_KERNEL);
-	if (!ic->login_rsp)
-		goto free;
-	ic->login_rsp_dma = ib_dma_map_single(ic->dev->ib_dev, ic->login_rsp,
-					      IST_LOGIN_DATA_MAX, DMA_TO_DEVICE);
-	if (ib_dma_mapping_error(ic->dev->ib_dev, ic->login_rsp_dma)) {
-		ic->login_rsp_dma = 0;
-		goto free;
-	}
 
 	/*
 	 * Queue sizes. Receives: the login buffer now, up to IST_MAX_RX at
@@ -748,19 +545,19 @@ static int ist_connect_request(struct rdma_cm_id *cm_id,
 	qa.recv_wr = IST_MAX_RX;
 	qa.send_wr = IST_MAX_RX + IST_EXTRA_SENDS;
 	qa.rdma_ctxs = IST_MAX_RDMA_CMDS *
-		rdma_rw_mr_factor(ic->dev->ib_dev, cm_id->port_num,
+		rdma_rw_mr_factor(ic->base.dev->ib_dev, cm_id->port_num,
 				  IST_RDMA_PAGES);
-	qa.send_sge = ic->dev->ib_dev->attrs.max_send_sge;
+	qa.send_sge = ic->base.dev->ib_dev->attrs.max_send_sge;
 	ic->rdma_wrs = qa.rdma_ctxs;
 	atomic_set(&ic->rdma_avail, ic->rdma_wrs);
 	qa.poll_ctx = IB_POLL_WORKQUEUE;
 	qa.qp_context = ic;
 	qa.event_handler = ist_qp_event;
-	ret = isdm_queues_create(cm_id, ic->dev, &ic->q, &qa);
+	ret = isdm_queues_create(cm_id, ic->base.dev, &ic->base.q, &qa);
 	if (ret)
 		goto free;
 
-	ret = isdm_rx_post(ic->q.qp, ic->dev, &ic->login_rx);
+	ret = isdm_rx_post(ic->base.q.qp, ic->base.dev, &ic->login.rx);
 	if (ret)
 		goto free;
 
@@ -772,8 +569,8 @@ static int ist_connect_request(struct rdma_cm_id *cm_id,
 		goto free;
 	}
 	pr_debug("accepted %pISpc: %s header, %s, ORD %u\n", &src,
-		 ic->mode.zbva ? "12-byte" : "28-byte",
-		 ic->mode.send_inv ? "SendInv" : "no SendInv", ic->ord);
+		 ic->base.mode.zbva ? "12-byte" : "28-byte",
+		 ic->base.mode.send_inv ? "SendInv" : "no SendInv", ic->ord);
 
 	mutex_lock(&ist_conn_list_mutex);
 	list_add_tail(&ic->entry, &ist_conn_list);
@@ -1036,8 +833,8 @@ int ist_accept_np(struct iscsi_np *np, struct iscsit_conn *conn)
 	}
 
 	conn->login_family = np->np_sockaddr.ss_family;
-	conn->login_sockaddr = ic->cm_id->route.addr.dst_addr;
-	conn->local_sockaddr = ic->cm_id->route.addr.src_addr;
+	conn->login_sockaddr = ic->base.cm_id->route.addr.dst_addr;
+	conn->local_sockaddr = ic->base.cm_id->route.addr.src_addr;
 	return 0;
 }
 
@@ -1099,7 +896,7 @@ void ist_wait_conn(struct iscsit_conn *conn)
 	ist_conn_terminate(ic);
 	mutex_unlock(&ic->lock);
 
-	isdm_queues_drain(&ic->q);
+	isdm_queues_drain(&ic->base.q);
 	ist_rdma_wait_stop(ic);
 	ist_put_unsol_pending_cmds(conn);
 	if (conn->sess) {
@@ -1133,7 +930,7 @@ void ist_free_conn(struct iscsit_conn *conn)
 {
 	struct ist_conn *ic = conn->context;
 
-	isdm_queues_drain(&ic->q);
+	isdm_queues_drain(&ic->base.q);
 	ist_conn_put(ic);
 }
 
@@ -1143,7 +940,7 @@ void ist_free_conn(struct iscsit_conn *conn)
 
 static void *ist_login_bhs(struct ist_conn *ic)
 {
-	return ic->login_rx.buf + ic->mode.hdr_len;
+	return ic->login.rx.buf + ic->base.mode.hdr_len;
 }
 
 /* Copy the received login PDU into LIO's login structure. */
@@ -1182,9 +979,9 @@ static void ist_login_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		ist_wc_failed(ic, wc, "login receive failed");
 		return;
 	}
-	ib_dma_sync_single_for_cpu(ic->dev->ib_dev, ic->login_rx.dma,
-				   ic->login_rx.size, DMA_FROM_DEVICE);
-	ret = isdm_rx_parse(ic->login_rx.buf, wc->byte_len, &ic->mode,
+	ib_dma_sync_single_for_cpu(ic->base.dev->ib_dev, ic->login.rx.dma,
+				   ic->login.rx.size, DMA_FROM_DEVICE);
+	ret = isdm_rx_parse(ic->login.rx.buf, wc->byte_len, &ic->base.mode,
 			    ISDM_ROLE_TARGET, ISDM_PHASE_LOGIN,
 			    IST_LOGIN_DATA_MAX, &pdu);
 	if (ret) {
@@ -1242,7 +1039,7 @@ static void ist_login_send_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	if (wc->status != IB_WC_SUCCESS)
 		ist_wc_failed(ic, wc, "login send failed");
-	ist_tx_unmap(ic, &ic->login_tx);
+	isdm_tx_unmap(ic->base.dev, &ic->login_tx);
 	complete_all(&ic->login_tx_done);
 }
 
@@ -1251,9 +1048,9 @@ static int ist_login_send(struct ist_conn *ic)
 	int ret;
 
 	reinit_completion(&ic->login_tx_done);
-	ret = ist_post_send(ic, &ic->login_tx, NULL);
+	ret = isdm_tx_post(&ic->base, &ic->login_tx, NULL);
 	if (ret) {
-		ist_tx_unmap(ic, &ic->login_tx);
+		isdm_tx_unmap(ic->base.dev, &ic->login_tx);
 		complete_all(&ic->login_tx_done);
 	}
 	return ret;
@@ -1263,25 +1060,21 @@ int ist_put_login_tx(struct iscsit_conn *conn, struct iscsi_login *login,
 		     u32 length)
 {
 	struct ist_conn *ic = conn->context;
-	struct ist_tx_desc *tx = &ic->login_tx;
-	struct ib_device *ib_dev = ic->dev->ib_dev;
+	struct isdm_tx *tx = &ic->login_tx;
 	int ret;
 
 	if (length > IST_LOGIN_DATA_MAX)
 		return -EINVAL;
-	ret = ist_tx_init(ic, tx, login->rsp, NULL, 0, ist_login_send_done);
+	memcpy(isdm_tx_bhs(tx), login->rsp, ISDM_BHS_LEN);
+	tx->num_sge = 1;
+	ret = isdm_tx_build(&ic->base, tx, NULL, NULL, 0, ist_login_send_done);
 	if (ret)
 		return ret;
-	if (length) {
-		ib_dma_sync_single_for_cpu(ib_dev, ic->login_rsp_dma, length,
-					   DMA_TO_DEVICE);
-		memcpy(ic->login_rsp, login->rsp_buf, length);
-		ib_dma_sync_single_for_device(ib_dev, ic->login_rsp_dma,
-					      length, DMA_TO_DEVICE);
-		tx->sge[1].addr = ic->login_rsp_dma;
-		tx->sge[1].length = length;
-		tx->sge[1].lkey = ic->dev->pd->local_dma_lkey;
-		tx->num_sge = 2;
+	ret = isdm_login_buf_send_data(ic->base.dev, &ic->login, tx,
+				       login->rsp_buf, length);
+	if (ret) {
+		isdm_tx_unmap(ic->base.dev, tx);
+		return ret;
 	}
 
 	if (!login->login_failed) {
@@ -1296,9 +1089,9 @@ int ist_put_login_tx(struct iscsit_conn *conn, struct iscsi_login *login,
 			ic->login_rsp_pending = true;
 			return 0;
 		}
-		ret = isdm_rx_post(ic->q.qp, ic->dev, &ic->login_rx);
+		ret = isdm_rx_post(ic->base.q.qp, ic->base.dev, &ic->login.rx);
 		if (ret) {
-			ist_tx_unmap(ic, tx);
+			isdm_tx_unmap(ic->base.dev, tx);
 			return ret;
 		}
 		/* LIO waits for the next PDU once this returns */
@@ -1372,15 +1165,16 @@ void ist_get_rx_pdu(struct iscsit_conn *conn)
 	size = ISDM_HDR_LEN_EXT + ISDM_BHS_LEN + IST_AHS_MAX +
 	       ALIGN(ic->rx_max_data, 4);
 	/* one Send slot per LIO command tag: a tag is a slot */
-	ret = ist_tx_ring_create(ic,
-				 conn->sess->se_sess->sess_tag_pool.sb.depth);
+	ret = isdm_tx_ring_alloc(ic->base.dev, &ic->tx_ring,
+				 conn->sess->se_sess->sess_tag_pool.sb.depth,
+				 IST_TX_SLOT);
 	if (ret) {
 		pr_err("connection from %pISpc: cannot allocate its Send buffers (%d)\n",
 		       &ic->src, ret);
 		return;
 	}
 	n = ist_rx_count(conn);
-	ret = isdm_rx_ring_alloc(ic->dev, &ic->rx_ring, n, size,
+	ret = isdm_rx_ring_alloc(ic->base.dev, &ic->rx_ring, n, size,
 				 ist_recv_done);
 	if (ret) {
 		pr_err("connection from %pISpc: cannot allocate %u receive buffers of %u bytes (%d)\n",
@@ -1390,7 +1184,7 @@ void ist_get_rx_pdu(struct iscsit_conn *conn)
 	ic->rx = ic->rx_ring.desc;
 	ic->nr_rx = n;
 	for (i = 0; i < n; i++) {
-		ret = isdm_rx_post(ic->q.qp, ic->dev, &ic->rx[i]);
+		ret = isdm_rx_post(ic->base.q.qp, ic->base.dev, &ic->rx[i]);
 		if (ret) {
 			pr_err("connection from %pISpc: cannot post %u receive buffers of %u bytes (%d)\n",
 			       &ic->src, n, size, ret);
@@ -1408,8 +1202,9 @@ void ist_get_rx_pdu(struct iscsit_conn *conn)
 	mutex_unlock(&ic->lock);
 	pr_info("%s session from %pISpc: %s header, %s, ORD %u, %u receive buffers of %u bytes\n",
 		conn->sess->sess_ops->SessionType ? "discovery" : "normal",
-		&ic->src, ic->mode.zbva ? "12-byte (ZBVA)" : "28-byte",
-		ic->mode.send_inv ? "Send with Invalidate" : "no Send with Invalidate",
+		&ic->src, ic->base.mode.zbva ? "12-byte (ZBVA)" : "28-byte",
+		ic->base.mode.send_inv ? "Send with Invalidate" :
+					 "no Send with Invalidate",
 		ic->ord, n, size);
 
 	if (ist_login_send(ic))
@@ -1464,11 +1259,12 @@ static int ist_conns_show(struct seq_file *m, void *unused)
 		first = false;
 		seq_printf(m, "peer: %pISpc\n", &ic->src);
 		seq_printf(m, "state: %s\n", ist_state_name(ic->state));
-		seq_printf(m, "header: %u (%s)\n", ic->mode.hdr_len,
-			   ic->mode.hdr_len == ISDM_HDR_LEN_RFC ?
+		seq_printf(m, "header: %u (%s)\n", ic->base.mode.hdr_len,
+			   ic->base.mode.hdr_len == ISDM_HDR_LEN_RFC ?
 			   "RFC 7145 12-byte" : "Annex A12 28-byte expanded");
-		seq_printf(m, "zbva: %d\n", ic->mode.zbva);
-		seq_printf(m, "send_with_invalidate: %d\n", ic->mode.send_inv);
+		seq_printf(m, "zbva: %d\n", ic->base.mode.zbva);
+		seq_printf(m, "send_with_invalidate: %d\n",
+			   ic->base.mode.send_inv);
 		seq_printf(m, "ord: %u\n", ic->ord);
 		seq_printf(m, "hellos: %u\n", READ_ONCE(ic->view.hellos));
 		if (READ_ONCE(ic->view.hellos))
@@ -1534,7 +1330,8 @@ void ist_remove_device(struct ib_device *ib_dev)
 		victim = NULL;
 		mutex_lock(&ist_conn_list_mutex);
 		list_for_each_entry(ic, &ist_conn_list, entry) {
-			if (ic->dev->ib_dev == ib_dev && !ic->dev_removed &&
+			if (ic->base.dev->ib_dev == ib_dev &&
+			    !ic->dev_removed &&
 			    kref_get_unless_zero(&ic->ref)) {
 				ic->dev_removed = true;
 				victim = ic;

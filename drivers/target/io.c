@@ -37,7 +37,8 @@ static struct ist_cmd *ist_cmd_bind(struct iscsit_conn *conn,
 	if (!icmd->conn) {
 		icmd->conn = conn->context;
 		icmd->cmd = cmd;
-		ist_tx_slot(icmd->conn, &icmd->tx, cmd->se_cmd.map_tag);
+		isdm_tx_ring_slot(&icmd->conn->tx_ring, &icmd->tx,
+				  cmd->se_cmd.map_tag);
 	}
 	return icmd;
 }
@@ -60,7 +61,7 @@ static struct iscsit_cmd *ist_alloc_cmd(struct ist_conn *ic)
 	icmd = iscsit_priv_cmd(cmd);
 	icmd->conn = ic;
 	icmd->cmd = cmd;
-	ist_tx_slot(ic, &icmd->tx, cmd->se_cmd.map_tag);
+	isdm_tx_ring_slot(&ic->tx_ring, &icmd->tx, cmd->se_cmd.map_tag);
 	return cmd;
 }
 
@@ -80,7 +81,7 @@ static void ist_rw_destroy(struct ist_cmd *icmd)
 	}
 	if (!icmd->rw_init)
 		return;
-	rdma_rw_ctx_destroy(&icmd->rw, ic->q.qp, ic->cm_id->port_num,
+	rdma_rw_ctx_destroy(&icmd->rw, ic->base.q.qp, ic->base.cm_id->port_num,
 			    se_cmd->t_data_sg, se_cmd->t_data_nents,
 			    target_reverse_dma_direction(se_cmd));
 	icmd->rw_init = false;
@@ -99,9 +100,9 @@ static int ist_rw_init(struct ist_cmd *icmd, u32 offset, u64 remote, u32 rkey,
 	struct ist_conn *ic = icmd->conn;
 	int ret;
 
-	ret = rdma_rw_ctx_init(&icmd->rw, ic->q.qp, ic->cm_id->port_num,
-			       se_cmd->t_data_sg, se_cmd->t_data_nents, offset,
-			       remote, rkey, dir);
+	ret = rdma_rw_ctx_init(&icmd->rw, ic->base.q.qp,
+			       ic->base.cm_id->port_num, se_cmd->t_data_sg,
+			       se_cmd->t_data_nents, offset, remote, rkey, dir);
 	if (ret < 0)
 		return ret == -ENOMEM ? -EAGAIN : ret;
 	icmd->rw_init = true;
@@ -158,7 +159,7 @@ static bool ist_text_continues(struct ist_cmd *icmd)
 
 	if (icmd->cmd->iscsi_opcode != ISCSI_OP_TEXT)
 		return false;
-	hdr = (const struct iscsi_text_rsp *)(icmd->tx.hdr + ISDM_HDR_LEN_EXT);
+	hdr = isdm_tx_bhs(&icmd->tx);
 	return hdr->flags & ISCSI_FLAG_TEXT_CONTINUE;
 }
 
@@ -236,7 +237,7 @@ static void ist_unmap_pdu(struct ist_cmd *icmd)
 	struct ist_conn *ic = icmd->conn;
 
 	if (icmd->pdu_dma) {
-		ib_dma_unmap_single(ic->dev->ib_dev, icmd->pdu_dma,
+		ib_dma_unmap_single(ic->base.dev->ib_dev, icmd->pdu_dma,
 				    icmd->pdu_len, DMA_TO_DEVICE);
 		icmd->pdu_dma = 0;
 	}
@@ -254,7 +255,7 @@ static int ist_build_send(struct ist_cmd *icmd, const void *bhs,
 			  const struct isdm_stags *adv, void *data, u32 len)
 {
 	struct ist_conn *ic = icmd->conn;
-	struct ib_device *ib_dev = ic->dev->ib_dev;
+	struct ib_device *ib_dev = ic->base.dev->ib_dev;
 	u32 inline_len = len <= IST_TX_INLINE ? len : 0;
 	int ret;
 
@@ -264,9 +265,12 @@ static int ist_build_send(struct ist_cmd *icmd, const void *bhs,
 		return -EIO;
 	}
 	/* ist_queue_status() put the sense data in place already */
-	if (inline_len && data != icmd->tx.hdr + IST_TX_HDR_MAX)
-		memcpy(icmd->tx.hdr + IST_TX_HDR_MAX, data, inline_len);
-	ret = ist_tx_init(ic, &icmd->tx, bhs, adv, inline_len, ist_send_done);
+	if (inline_len && data != icmd->tx.hdr + ISDM_TX_HDR_MAX)
+		memcpy(icmd->tx.hdr + ISDM_TX_HDR_MAX, data, inline_len);
+	memcpy(isdm_tx_bhs(&icmd->tx), bhs, ISDM_BHS_LEN);
+	icmd->tx.num_sge = 1;
+	ret = isdm_tx_build(&ic->base, &icmd->tx, adv, NULL, inline_len,
+			    ist_send_done);
 	if (ret || inline_len || !len)
 		return ret;
 	icmd->pdu_dma = ib_dma_map_single(ib_dev, data, len, DMA_TO_DEVICE);
@@ -277,7 +281,7 @@ static int ist_build_send(struct ist_cmd *icmd, const void *bhs,
 	icmd->pdu_len = len;
 	icmd->tx.sge[1].addr = icmd->pdu_dma;
 	icmd->tx.sge[1].length = len;
-	icmd->tx.sge[1].lkey = ic->dev->pd->local_dma_lkey;
+	icmd->tx.sge[1].lkey = ic->base.dev->pd->local_dma_lkey;
 	icmd->tx.num_sge = 2;
 	return 0;
 }
@@ -289,7 +293,7 @@ static int ist_send(struct ist_cmd *icmd, const void *bhs,
 
 	if (ret)
 		return ret;
-	ret = ist_post_send(icmd->conn, &icmd->tx, NULL);
+	ret = isdm_tx_post(&icmd->conn->base, &icmd->tx, NULL);
 	if (ret) {
 		ist_unmap_pdu(icmd);
 		/* a full send queue is backpressure: LIO retries */
@@ -735,7 +739,7 @@ static void ist_hello_send_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct ist_conn *ic = wc->qp->qp_context;
 
-	ist_tx_unmap(ic, &ic->hello_tx);
+	isdm_tx_unmap(ic->base.dev, &ic->hello_tx);
 	if (wc->status != IB_WC_SUCCESS)
 		ist_wc_failed(ic, wc, "HelloReply send failed");
 	else if (ic->hello_reply.flags & ISDM_HELLO_REPLY_REJ)
@@ -745,7 +749,7 @@ static void ist_hello_send_done(struct ib_cq *cq, struct ib_wc *wc)
 /* RFC 5046 5.1.3: answer a Hello with a HelloReply. */
 static int ist_handle_hello(struct ist_conn *ic, const void *buf, u32 len)
 {
-	struct ist_tx_desc *tx = &ic->hello_tx;
+	struct isdm_tx *tx = &ic->hello_tx;
 	struct isdm_hello_result res;
 	struct isdm_send_op op = { .kind = ISDM_SEND_SE };
 	u8 max_ver, min_ver;
@@ -767,13 +771,14 @@ static int ist_handle_hello(struct ist_conn *ic, const void *buf, u32 len)
 	WRITE_ONCE(ic->view.hello_rej, res.reject);
 	WRITE_ONCE(ic->view.hellos, ic->view.hellos + 1);
 	isdm_hello_reply_build(&ic->hello_reply, &res);	/* @tx->hdr */
-	ret = ist_tx_map(ic, tx, 0, sizeof(ic->hello_reply), &op,
-			 ist_hello_send_done);
+	tx->num_sge = 1;
+	ret = isdm_tx_map(ic->base.dev, tx, 0, sizeof(ic->hello_reply), &op,
+			  ist_hello_send_done);
 	if (ret)
 		return ret;
-	ret = ist_post_send(ic, tx, NULL);
+	ret = isdm_tx_post(&ic->base, tx, NULL);
 	if (ret)
-		ist_tx_unmap(ic, tx);
+		isdm_tx_unmap(ic->base.dev, tx);
 	return ret;
 }
 
@@ -807,7 +812,7 @@ void ist_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	 */
 	if (READ_ONCE(ic->failed))
 		return;
-	ib_dma_sync_single_for_cpu(ic->dev->ib_dev, rx->dma, rx->size,
+	ib_dma_sync_single_for_cpu(ic->base.dev->ib_dev, rx->dma, rx->size,
 				   DMA_FROM_DEVICE);
 
 	first = !ic->ffp_seen;
@@ -825,15 +830,17 @@ void ist_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		goto fail;
 	}
 
-	ret = isdm_rx_parse(rx->buf, wc->byte_len, &ic->mode, ISDM_ROLE_TARGET,
-			    ISDM_PHASE_FFP, ic->rx_max_data, &pdu);
+	ret = isdm_rx_parse(rx->buf, wc->byte_len, &ic->base.mode,
+			    ISDM_ROLE_TARGET, ISDM_PHASE_FFP, ic->rx_max_data,
+			    &pdu);
 	if (ret == -EPERM || ret == -EPROTOTYPE) {
 		/* Login in full feature phase, SNACK: Reject (RFC 5046 7.3) */
 		pr_err_ratelimited("connection from %pISpc: PDU 0x%02x not allowed with iSER here; rejecting it\n",
-				   &ic->src, *((u8 *)rx->buf + ic->mode.hdr_len) &
+				   &ic->src,
+				   *((u8 *)rx->buf + ic->base.mode.hdr_len) &
 				   ISDM_BHS_OPCODE_MASK);
 		iscsit_add_reject(ic->conn, ISCSI_REASON_PROTOCOL_ERROR,
-				  rx->buf + ic->mode.hdr_len);
+				  rx->buf + ic->base.mode.hdr_len);
 		ret = 0;
 		goto repost;
 	}
@@ -858,7 +865,7 @@ void ist_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	ret = 0;
 repost:
 	if (!ret)
-		ret = isdm_rx_post(ic->q.qp, ic->dev, rx);
+		ret = isdm_rx_post(ic->base.q.qp, ic->base.dev, rx);
 	if (!ret)
 		return;
 fail:
@@ -890,7 +897,7 @@ int ist_queue_status(struct iscsit_conn *conn, struct iscsit_cmd *cmd)
 		BUILD_BUG_ON(ALIGN(ISCSI_SENSE_BUFFER_LEN, 4) > IST_TX_INLINE);
 		len = min_t(u32, se_cmd->scsi_sense_length,
 			    ISCSI_SENSE_BUFFER_LEN);
-		data = icmd->tx.hdr + IST_TX_HDR_MAX;
+		data = icmd->tx.hdr + ISDM_TX_HDR_MAX;
 		memcpy(data, cmd->sense_buffer, len);
 		memset(data + len, 0, ALIGN(len, 4) - len);
 		len = ALIGN(len, 4);
@@ -903,7 +910,7 @@ int ist_queue_data_in(struct iscsit_conn *conn, struct iscsit_cmd *cmd)
 	struct ist_cmd *icmd = iscsit_priv_cmd(cmd);
 	struct ist_conn *ic = conn->context;
 	u8 bhs[ISCSI_HDR_LEN] = {};
-	u32 port = ic->cm_id->port_num;
+	u32 port = ic->base.cm_id->port_num;
 	u64 remote;
 	int ret;
 
@@ -916,7 +923,7 @@ int ist_queue_data_in(struct iscsit_conn *conn, struct iscsit_cmd *cmd)
 		return ret;
 
 	/* ZBVA: the tagged offset is the buffer offset (RFC 5046 9.5.2) */
-	remote = ic->mode.zbva ? 0 : icmd->stags.read_va;
+	remote = ic->base.mode.zbva ? 0 : icmd->stags.read_va;
 	if (!icmd->rw_init) {
 		ret = ist_rw_init(icmd, 0, remote, icmd->stags.read_stag,
 				  DMA_TO_DEVICE);
@@ -929,7 +936,8 @@ int ist_queue_data_in(struct iscsit_conn *conn, struct iscsit_cmd *cmd)
 		goto unmap;
 	}
 	/* the RDMA Writes go first; only the response Send completes */
-	ret = rdma_rw_ctx_post(&icmd->rw, ic->q.qp, port, NULL, &icmd->tx.wr);
+	ret = rdma_rw_ctx_post(&icmd->rw, ic->base.q.qp, port, NULL,
+			       &icmd->tx.wr);
 	if (ret < 0) {
 		ist_rdma_unreserve(icmd);
 		goto unmap;
@@ -949,8 +957,8 @@ static int ist_post_reads(struct ist_cmd *icmd)
 	if (!ist_rdma_reserve(icmd))
 		return -ENOMEM;
 	icmd->tx.cqe.done = ist_rdma_read_done;
-	ret = rdma_rw_ctx_post(&icmd->rw, ic->q.qp, ic->cm_id->port_num,
-			       &icmd->tx.cqe, NULL);
+	ret = rdma_rw_ctx_post(&icmd->rw, ic->base.q.qp,
+			       ic->base.cm_id->port_num, &icmd->tx.cqe, NULL);
 	if (ret) {
 		/* no kick: the caller queues it and tries again later */
 		atomic_add(icmd->rdma_held, &ic->rdma_avail);
@@ -1060,7 +1068,7 @@ int ist_get_dataout(struct iscsit_conn *conn, struct iscsit_cmd *cmd,
 	 * advertised address is that of the first byte not sent
 	 * unsolicited (the Linux convention, Documentation/wire-protocol.md).
 	 */
-	remote = ic->mode.zbva ? done : icmd->stags.write_va;
+	remote = ic->base.mode.zbva ? done : icmd->stags.write_va;
 	if (!icmd->rw_init)
 		ret = ist_rw_init(icmd, done, remote, icmd->stags.write_stag,
 				  DMA_FROM_DEVICE);

@@ -17,16 +17,14 @@
 
 #include "isdm/isdm.h"
 
-/* iSER header (either form) + BHS: the headers of every message we send */
-#define IST_TX_HDR_MAX		(ISDM_HDR_LEN_EXT + ISDM_BHS_LEN)
 /*
- * A slot of a connection's premapped Send buffers (&struct ist_tx_ring):
+ * A slot of a connection's premapped Send buffers (&struct isdm_tx_ring):
  * the headers, then a short data segment sent inline with them in one
  * SGE: sense data (SenseLength and up to 96 bytes), a Reject's copy of
  * the rejected BHS, a short ping or Text payload.
  */
 #define IST_TX_SLOT		256
-#define IST_TX_INLINE		(IST_TX_SLOT - IST_TX_HDR_MAX)
+#define IST_TX_INLINE		(IST_TX_SLOT - ISDM_TX_HDR_MAX)
 /* Login PDUs carry at most 8192 bytes of keys (LIO's MAX_KEY_VALUE_PAIRS) */
 #define IST_LOGIN_DATA_MAX	8192
 /* room for an AHS (extended CDB) in a receive buffer */
@@ -125,49 +123,6 @@ struct ist_np {
 };
 
 /**
- * struct ist_tx_ring - a connection's premapped Send buffers
- * @nr: slots, one per LIO command tag of the session
- * @per_page: slots in one page
- * @pages: the pages, each mapped once for DMA to the device
- * @dma: their DMA addresses
- *
- * The headers of a command's Sends live in the slot of its tag, not in
- * LIO's per-command area, which LIO may have vmalloc'ed (kvcalloc) and so
- * cannot be DMA-mapped; nor is anything mapped per I/O.
- */
-struct ist_tx_ring {
-	u32			nr;
-	u32			per_page;
-	void			**pages;
-	u64			*dma;
-};
-
-/**
- * struct ist_tx_desc - the headers of one Send and its work request
- * @hdr: iSER header followed by the BHS (and, in a ring slot, inline
- *	data); sent from @hdr + the unused part of the iSER area, so both
- *	header forms use one layout. A ring slot, or a buffer of the
- *	connection (login, HelloReply) mapped per Send
- * @dma: DMA address of @hdr, 0 when not mapped
- * @map_len: bytes of @hdr mapped (when not @premapped)
- * @premapped: @hdr is a ring slot, mapped for the life of the connection
- * @sge: headers, then an optional data segment
- * @num_sge: 1 or 2
- * @cqe: completion entry
- * @wr: the send work request
- */
-struct ist_tx_desc {
-	u8			*hdr;
-	u64			dma;
-	u32			map_len;
-	bool			premapped;
-	struct ib_sge		sge[2];
-	int			num_sge;
-	struct ib_cqe		cqe;
-	struct ib_send_wr	wr;
-};
-
-/**
  * struct ist_conn_view - what a connection negotiated, for debugfs
  * @discovery: a discovery session
  * @tgt_rdsl: TargetRecvDataSegmentLength (what we receive)
@@ -192,10 +147,9 @@ struct ist_conn_view {
 
 /**
  * struct ist_conn - one iSER connection of the target
- * @cm_kind: IST_CM_CONN; the context of @cm_id points here
- * @q: CQ and QP
- * @cm_id: the connection's rdma_cm id
- * @dev: the core's device object
+ * @base: rdma_cm id, device, CQ and QP, and the mode (header form and Send
+ *	with Invalidate), fixed at accept
+ * @cm_kind: IST_CM_CONN; the context of @base.cm_id points here
  * @isnp: the portal it arrived on
  * @conn: LIO's connection, once bound
  * @state: see &enum ist_conn_state; changed under @lock
@@ -208,7 +162,6 @@ struct ist_conn_view {
  * @established: the CM reported ESTABLISHED
  * @failed: ist_conn_fail() asked LIO to reinstate it (once); written under
  *	@lock, read without it by ist_recv_done()
- * @mode: header form and Send with Invalidate, fixed at accept
  * @ord: RDMA Reads we may have outstanding (CM initiator depth)
  * @rdma_wrs: RDMA work requests the send queue holds besides the sends; a
  *	command whose transfer needs more can never be posted
@@ -216,12 +169,11 @@ struct ist_conn_view {
  *	when all its WRs fit, since a post that does not fit leaves part of
  *	its chain in the queue
  * @src: the peer's address, for the per-source pre-login bound
- * @login_rx: the login receive buffer
- * @login_len: bytes received in it
+ * @login: the login receive buffer and the buffer of the login
+ *	response keys (mapped once)
+ * @login_len: bytes received in @login.rx
  * @login_tx: the login response
  * @login_hdr: its headers
- * @login_rsp: DMA-mapped copy of the login response keys
- * @login_rsp_dma: its DMA address
  * @login_req_comp: a login PDU is ready for LIO
  * @login_rsp_pending: the final login response waits for ist_get_rx_pdu()
  * @login_done: LIO built the final login response; its login work is done
@@ -258,10 +210,8 @@ struct ist_conn_view {
  *	queued, until it is empty
  */
 struct ist_conn {
+	struct isdm_conn	base;
 	enum ist_cm_kind	cm_kind;
-	struct isdm_queues	q;
-	struct rdma_cm_id	*cm_id;
-	struct isdm_device	*dev;
 	struct ist_np		*isnp;
 	struct iscsit_conn	*conn;
 	enum ist_conn_state	state;
@@ -271,18 +221,15 @@ struct ist_conn {
 	struct list_head	np_entry;
 	bool			established;
 	bool			failed;
-	struct isdm_mode	mode;
 	u8			ord;
 	u32			rdma_wrs;
 	atomic_t		rdma_avail;
 	struct sockaddr_storage	src;
 
-	struct isdm_rx_desc	login_rx;
+	struct isdm_login_buf	login;
 	u32			login_len;
-	struct ist_tx_desc	login_tx;
-	u8			login_hdr[IST_TX_HDR_MAX];
-	void			*login_rsp;
-	u64			login_rsp_dma;
+	struct isdm_tx		login_tx;
+	u8			login_hdr[ISDM_TX_HDR_MAX];
 	struct completion	login_req_comp;
 	bool			login_rsp_pending;
 	bool			login_done;
@@ -293,7 +240,7 @@ struct ist_conn {
 	struct isdm_rx_ring	rx_ring;
 	struct isdm_rx_desc	*rx;
 	u32			nr_rx;
-	struct ist_tx_ring	tx_ring;
+	struct isdm_tx_ring	tx_ring;
 	u32			rx_max_data;
 
 	struct delayed_work	prelogin_work;
@@ -301,7 +248,7 @@ struct ist_conn {
 	struct work_struct	free_work;
 	bool			logout_posted;
 	bool			dev_removed;
-	struct ist_tx_desc	hello_tx;
+	struct isdm_tx		hello_tx;
 	struct isdm_hello_reply	hello_reply;
 	struct ist_conn_view	view;
 	bool			ffp_seen;
@@ -336,7 +283,7 @@ struct ist_cmd {
 	struct ist_conn		*conn;
 	struct iscsit_cmd	*cmd;
 	struct isdm_stags	stags;
-	struct ist_tx_desc	tx;
+	struct isdm_tx		tx;
 	u64			pdu_dma;
 	u32			pdu_len;
 	struct rdma_rw_ctx	rw;
@@ -372,17 +319,6 @@ void ist_wc_failed(struct ist_conn *ic, const struct ib_wc *wc,
 void ist_remove_device(struct ib_device *ib_dev);
 void ist_debugfs_init(void);
 void ist_debugfs_exit(void);
-int ist_post_send(struct ist_conn *ic, struct ist_tx_desc *tx,
-		  struct ib_send_wr *first);
-void ist_tx_unmap(struct ist_conn *ic, struct ist_tx_desc *tx);
-int ist_tx_ring_create(struct ist_conn *ic, u32 nr);
-bool ist_tx_slot(struct ist_conn *ic, struct ist_tx_desc *tx, u32 tag);
-int ist_tx_map(struct ist_conn *ic, struct ist_tx_desc *tx, unsigned int off,
-	       u32 len, const struct isdm_send_op *op,
-	       void (*done)(struct ib_cq *cq, struct ib_wc *wc));
-int ist_tx_init(struct ist_conn *ic, struct ist_tx_desc *tx,
-		const void *bhs, const struct isdm_stags *adv, u32 inline_len,
-		void (*done)(struct ib_cq *cq, struct ib_wc *wc));
 
 /* io.c */
 void ist_recv_done(struct ib_cq *cq, struct ib_wc *wc);

@@ -99,6 +99,29 @@ struct isdm_queues {
 };
 
 /**
+ * struct isdm_conn - what every iSER connection has, initiator or target;
+ *	each side's connection object embeds it as its first member (@base)
+ * @cm_id: the connection's rdma_cm id; when it goes is the side's
+ *	business (the target's through isdm_queues_destroy_id())
+ * @dev: the core's device object, NULL before the side found the device
+ * @q: CQ and QP (isdm_queues_create())
+ * @mode: header form, ZBVA and Send with Invalidate the CM exchange fixed
+ *	(isdm_cm_negotiate_target() on the target, isdm_cm_rep_parse() on
+ *	the initiator)
+ *
+ * The state of a connection stays with each side: the target's passes
+ * through LIO's login (accepted, pending, bound) where the initiator's
+ * passes through address and route resolution, and each side's lock
+ * protects more than the state.
+ */
+struct isdm_conn {
+	struct rdma_cm_id	*cm_id;
+	struct isdm_device	*dev;
+	struct isdm_queues	q;
+	struct isdm_mode	mode;
+};
+
+/**
  * struct isdm_rx_desc - one receive buffer
  * @buf: iSER header, BHS, AHS and data segment
  * @dma: its DMA address
@@ -133,6 +156,80 @@ struct isdm_rx_ring {
 	u32			chunk_bytes;
 };
 
+/**
+ * struct isdm_login_buf - the buffers of a connection's login phase (and,
+ *	on the initiator, of its Text exchanges)
+ * @rx: the receive buffer of Login (Text) PDUs
+ * @data: the data segment of the Login (Text) PDU the side sends
+ * @data_dma: its DMA address, mapped for the life of the connection
+ * @data_size: its size
+ */
+struct isdm_login_buf {
+	struct isdm_rx_desc	rx;
+	void			*data;
+	u64			data_dma;
+	u32			data_size;
+};
+
+/* iSER header (either form) + BHS: the headers of every PDU either side sends */
+#define ISDM_TX_HDR_MAX		(ISDM_HDR_LEN_EXT + ISDM_BHS_LEN)
+/* SGEs of one Send: the headers, then up to four of data */
+#define ISDM_TX_SGE		5
+
+/**
+ * struct isdm_tx - one outgoing Send: its headers and its work request
+ * @hdr: iSER header, ending at offset %ISDM_HDR_LEN_EXT, then the BHS (and,
+ *	in a ring slot, inline data); the message starts at
+ *	%ISDM_HDR_LEN_EXT minus the negotiated header length, so both header
+ *	forms use one layout. A ring slot (isdm_tx_ring_slot()), or a
+ *	buffer of the caller's that is mapped per Send
+ * @dma: DMA address of @hdr; 0 when not mapped
+ * @map_len: bytes of @hdr mapped (when not @premapped)
+ * @premapped: @hdr is a ring slot, mapped for the life of the ring
+ * @num_sge: entries of @sge in use, set by the caller: 1 for the headers
+ *	alone
+ * @sge: the headers (filled by isdm_tx_map()), then data segment pieces
+ *	(filled by the caller)
+ * @cqe: completion entry
+ * @wr: the Send
+ *
+ * Built by isdm_tx_build() (a PDU) or isdm_tx_map() (a Hello or
+ * HelloReply), posted by isdm_tx_post(), unmapped by isdm_tx_unmap().
+ */
+struct isdm_tx {
+	u8			*hdr;
+	u64			dma;
+	u32			map_len;
+	bool			premapped;
+	u32			num_sge;
+	struct ib_sge		sge[ISDM_TX_SGE];
+	struct ib_cqe		cqe;
+	struct ib_send_wr	wr;
+};
+
+/* where the BHS of @tx goes: right behind the longest iSER header */
+static inline void *isdm_tx_bhs(const struct isdm_tx *tx)
+{
+	return tx->hdr + ISDM_HDR_LEN_EXT;
+}
+
+/**
+ * struct isdm_tx_ring - a connection's premapped Send header buffers
+ *	(isdm_tx_ring_alloc())
+ * @nr: slots
+ * @stride: bytes from one slot to the next (the slot size, DMA-aligned)
+ * @per_page: slots in one page
+ * @pages: the pages, each mapped once for DMA to the device
+ * @dma: their DMA addresses
+ */
+struct isdm_tx_ring {
+	u32			nr;
+	u32			stride;
+	u32			per_page;
+	void			**pages;
+	u64			*dma;
+};
+
 struct rdma_cm_id;
 
 int isdm_queues_create(struct rdma_cm_id *cm_id, struct isdm_device *dev,
@@ -140,16 +237,34 @@ int isdm_queues_create(struct rdma_cm_id *cm_id, struct isdm_device *dev,
 void isdm_queues_drain(struct isdm_queues *q);
 void isdm_queues_destroy(struct isdm_queues *q);
 void isdm_queues_destroy_id(struct isdm_queues *q);
-int isdm_rx_desc_init(struct isdm_device *dev, struct isdm_rx_desc *d,
-		      u32 size, void (*done)(struct ib_cq *cq, struct ib_wc *wc));
-void isdm_rx_desc_destroy(struct isdm_device *dev, struct isdm_rx_desc *d);
 int isdm_rx_post(struct ib_qp *qp, struct isdm_device *dev,
 		 struct isdm_rx_desc *d);
 int isdm_rx_ring_alloc(struct isdm_device *dev, struct isdm_rx_ring *r,
 		       u32 nr, u32 size,
 		       void (*done)(struct ib_cq *cq, struct ib_wc *wc));
 void isdm_rx_ring_free(struct isdm_device *dev, struct isdm_rx_ring *r);
-void isdm_send_wr_init(struct ib_send_wr *wr, const struct isdm_send_op *op);
+int isdm_login_buf_alloc(struct isdm_device *dev, struct isdm_login_buf *lb,
+			 u32 rx_size, u32 data_size,
+			 void (*done)(struct ib_cq *cq, struct ib_wc *wc));
+void isdm_login_buf_free(struct isdm_device *dev, struct isdm_login_buf *lb);
+int isdm_login_buf_send_data(struct isdm_device *dev,
+			     struct isdm_login_buf *lb, struct isdm_tx *tx,
+			     const void *data, u32 len);
+int isdm_tx_map(struct isdm_device *dev, struct isdm_tx *tx, u32 off,
+		u32 len, const struct isdm_send_op *op,
+		void (*done)(struct ib_cq *cq, struct ib_wc *wc));
+int isdm_tx_build(struct isdm_conn *c, struct isdm_tx *tx,
+		  const struct isdm_stags *adv, const struct isdm_stags *st,
+		  u32 inline_len,
+		  void (*done)(struct ib_cq *cq, struct ib_wc *wc));
+void isdm_tx_unmap(struct isdm_device *dev, struct isdm_tx *tx);
+int isdm_tx_post(struct isdm_conn *c, struct isdm_tx *tx,
+		 struct ib_send_wr *first);
+int isdm_tx_ring_alloc(struct isdm_device *dev, struct isdm_tx_ring *r,
+		       u32 nr, u32 slot_size);
+void isdm_tx_ring_free(struct isdm_device *dev, struct isdm_tx_ring *r);
+bool isdm_tx_ring_slot(const struct isdm_tx_ring *r, struct isdm_tx *tx,
+		       u32 idx);
 
 int isdm_register_ulp(struct isdm_ulp *ulp);
 void isdm_unregister_ulp(struct isdm_ulp *ulp);
