@@ -233,6 +233,21 @@ pair_result() {
 # kernel_rows RELEASE: the selected rows that run on it; in the default
 # set, "yes" rows and "yes:X.Y" rows on kernel X.Y
 all_selected=$selected
+# a12_table KERNEL JOBDIR < selected rows: the Annex A12 matrix of the
+# cells that ran (scenarios/a12.sh logs one line per cell: cell, expected,
+# seen, verdict), as comment lines after the kernel's results
+a12_table() {
+	local k=$1 job=$2 name line n=0
+	while read -r name _; do
+		[[ $name == *a12-* ]] || continue
+		[ "$n" -gt 0 ] || echo "# $k: Annex A12 matrix (cell | expected | seen | verdict)"
+		n=$((n + 1))
+		line=$(grep -ah 'a12: cell ' "$job/$name/log" 2>/dev/null | tail -n 1)
+		[ -n "$line" ] || line="a12: cell (no table line: the row stopped before its check) | FAIL"
+		echo "# $k $name: ${line#*a12: cell }"
+	done
+}
+
 kernel_rows() {
 	if [ "$default_set" = 1 ]; then
 		echo "$all_selected" | awk -v mm="$(echo "$1" | cut -d. -f1-2)" \
@@ -327,6 +342,7 @@ for k in "${kernels[@]}"; do
 		[ -n "${done_scen[$k/$name]:-}" ] ||
 			report "$k" "$name" "FAIL: no result came back for it" "$job"
 	done <<<"$selected"
+	a12_table "$k" "$job" <<<"$selected"
 	echo "# $k ($rel): $(echo "$selected" | wc -l) scenario(s), $boot boot(s), $(($(vm_now) - kstart)) s; logs in $job"
 done
 
