@@ -277,6 +277,10 @@ struct ist_conn {
  * @rdma_failed: its RDMA Reads can never be posted; the connection is
  *	failing and its teardown drops the command
  * @wait_entry: on the connection's @rdma_wait list
+ * @tmf_acked: the acknowledgment reference of a TMF that LIO answered
+ *	itself was dropped (once)
+ * @abort_completed: an aborted WRITE that waited for its data was
+ *	completed by ist_complete_aborted_writes() (once)
  * @comp_work: runs LIO's post handlers after a control response
  */
 struct ist_cmd {
