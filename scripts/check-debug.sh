@@ -8,7 +8,9 @@
 # then reused from /var/cache/iser). Any KASAN report, lockdep splat,
 # debug-objects or list-debug report or other bad kernel line fails the
 # row that produced it, through the rig's usual gates; so does an object
-# kmemleak finds unreferenced after the row's teardown.
+# kmemleak finds unreferenced after the row's teardown. That gate is tried
+# first, with a module that leaks on purpose (tests/vm/debug/leak): its
+# row must fail, and the summary counts that check too.
 #
 #   scripts/check-debug.sh [vm-check.sh options]
 #
@@ -38,6 +40,16 @@ if ! "$top/scripts/build-modules.sh" "/lib/modules/$rel/build" --strict ||
 	echo "0 passed, 1 failed"
 	exit 1
 fi
+# the kmemleak gate's self-test needs a module that leaks on purpose; it
+# is built outside the source tree (Kbuild writes next to the sources)
+leak=$top/build/leaktest-$rel
+rm -rf "$leak" && mkdir -p "$leak" &&
+	cp "$top"/tests/vm/debug/leak/{Kbuild,iser_leaktest.c} "$leak"/ || exit 1
+if ! make -s -C "/lib/modules/$rel/build" M="$leak" W=1 modules; then
+	echo "check-debug: the kmemleak self-test module could not be built for $rel"
+	echo "0 passed, 1 failed"
+	exit 1
+fi
 # Without options: the default set of 6.1 and the hardening rows: both
 # hostile tools' random modes, the churn of logins and RDMA links
 if [ $# -eq 0 ]; then
@@ -48,6 +60,29 @@ if [ $# -eq 0 ]; then
 	done
 	set -- --scenario "${rows%,}"
 fi
-ISER_VM_TIMEOUT_SCALE=${ISER_VM_TIMEOUT_SCALE:-3} \
-ISER_VM_LOGS=${ISER_VM_LOGS:-$top/build/vm/logs-debug} \
-	exec "$top/tests/vm/vm-check.sh" --kernel "$rel" "$@"
+logs=${ISER_VM_LOGS:-$top/build/vm/logs-debug}
+export ISER_VM_TIMEOUT_SCALE=${ISER_VM_TIMEOUT_SCALE:-3}
+
+# First the kmemleak gate itself: a row whose module leaks on purpose must
+# FAIL for it, or a clean kmemleak file proves nothing (one short boot)
+mkdir -p "$logs" || exit 1
+printf 'selftest-kmemleak none none yes 120 selftest leak\n' >"$logs/kmemleak-gate.list"
+ISER_VM_LIST=$logs/kmemleak-gate.list ISER_VM_LOGS=$logs/kmemleak-gate \
+	"$top/tests/vm/vm-check.sh" --kernel "$rel" >"$logs/kmemleak-gate.log" 2>&1
+gate_ok=0
+if grep -qE "^FAIL $rel selftest-kmemleak: .*kmemleak: [1-9][0-9]* unreferenced object" \
+	"$logs/kmemleak-gate.log"; then
+	echo "PASS check-debug kmemleak-gate: a deliberate leak fails its row"
+	gate_ok=1
+else
+	echo "FAIL check-debug kmemleak-gate: the deliberate leak of iser_leaktest was not reported (see $logs/kmemleak-gate.log)"
+fi
+
+ISER_VM_LOGS=$logs "$top/tests/vm/vm-check.sh" --kernel "$rel" "$@" | tee "$logs/check-debug.log"
+rc=${PIPESTATUS[0]}
+sum=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$logs/check-debug.log" | tail -n 1)
+[ -n "$sum" ] || exit "$rc"
+read -r p _ f _ <<<"$sum"
+echo "with the kmemleak gate's self-test:"
+echo "$((p + gate_ok)) passed, $((f + 1 - gate_ok)) failed"
+[ "$rc" = 0 ] && [ "$gate_ok" = 1 ]

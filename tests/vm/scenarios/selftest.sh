@@ -19,6 +19,11 @@
 #            check must fail the boot (the row itself passes)
 #   crash    the guest crashes (sysrq c) in the middle of the row: the row
 #            must FAIL and the rows after it must run in a new boot
+#   leak     loads build/leaktest-RELEASE/iser_leaktest.ko, a module that
+#            leaks three objects on purpose (tests/vm/debug/leak), and
+#            unloads it: on a kernel with kmemleak (the debug kernel) the
+#            row must FAIL for the unreferenced objects found after its
+#            teardown (scripts/check-debug.sh checks that it does)
 #   repo PATH TOKEN  the repository seen by the guest is the host's share
 #            mounted at PATH (9p, tag "repo"), not a tmpfs or the read-only
 #            root, and build/vm/clone-token there holds TOKEN, which the
@@ -59,6 +64,15 @@ crash)
 	echo c >/proc/sysrq-trigger
 	sleep 30
 	vm_fail "the guest did not crash"
+	;;
+leak)
+	ko=$VM_REPO/build/leaktest-$(uname -r)/iser_leaktest.ko
+	mountpoint -q /sys/kernel/debug ||
+		mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+	[ -w /sys/kernel/debug/kmemleak ] ||
+		vm_fail "this kernel has no kmemleak: the gate cannot be tried"
+	insmod "$ko" || vm_fail "cannot load $ko"
+	rmmod iser_leaktest || vm_fail "cannot unload iser_leaktest"
 	;;
 repo)
 	want=${2:?selftest repo: PATH}
