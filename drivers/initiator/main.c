@@ -778,8 +778,11 @@ static int isi_hello_exchange(struct isi_conn *ic)
 	}
 	if (left < 0)
 		return left;
-	if (READ_ONCE(ic->state) != ISI_UP)
+	if (READ_ONCE(ic->state) != ISI_UP) {
+		pr_err_ratelimited("%pISpc: the connection ended before the HelloReply came; closing\n",
+				   dst);
 		return -ENOTCONN;
+	}
 	pr_err_ratelimited("%pISpc: no HelloReply within %u ms (a Linux-style target does not answer Hello: use ib_iser hello=auto or off); closing\n",
 			   dst, ISI_HELLO_TIMEOUT_MS);
 	return -ETIMEDOUT;

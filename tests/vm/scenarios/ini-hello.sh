@@ -12,6 +12,9 @@
 #   hello-len   a HelloReply of 16 bytes
 #   hello-none  no HelloReply (ib_iser waits 5 s)
 #   hello-pdu   a NOP-In where the HelloReply must come
+#   hello-drop  the tool disconnects when the Hello comes: ib_iser must
+#               stop waiting at once (only hello-none may log the 5 s
+#               timeout)
 #   good        the Hello answered properly: the session recovers
 # Each bad case must end its connection before the full feature phase
 # starts, with the kernel log line that says why; the good connection must
@@ -29,6 +32,7 @@ cases=(
 	"hello-len|login=ok sent=yes closed=yes hello=yes|expected a HelloReply, got 16 bytes \\(iSER byte 0x30\\): -7; closing"
 	"hello-none|login=ok sent=yes closed=yes hello=yes|no HelloReply within 5000 ms"
 	"hello-pdu|login=ok sent=yes closed=yes hello=yes|expected a HelloReply, got 76 bytes \\(iSER byte 0x10\\): -7; closing"
+	"hello-drop|login=ok sent=no closed=self hello=yes|the connection ended before the HelloReply came; closing"
 	"good|login=ok sent=no closed=yes hello=yes|"
 )
 names=()
@@ -104,6 +108,9 @@ for c in "${cases[@]}"; do
 			bad="$bad; $name: no kernel log line /$line/"
 	fi
 done
+timeouts=$(echo "$klog" | grep -c 'no HelloReply within')
+[ "$timeouts" = 1 ] ||
+	bad="$bad; $timeouts 'no HelloReply within' lines, not 1 (hello-none's): a connection the target dropped waited for the timeout"
 [ -z "$bad" ] || vm_fail "${bad#; }"
 vm_log "every bad HelloReply ended its connection with its log line"
 

@@ -73,6 +73,9 @@
  *   hello-len   a HelloReply of 16 bytes (RFC 5046: a format error)
  *   hello-none  no answer at all
  *   hello-pdu   a NOP-In (ping) instead of the HelloReply
+ *   hello-drop  the tool disconnects instead of answering (closed=self):
+ *               the initiator must stop waiting for the HelloReply at
+ *               once, not after its 5 s timeout
  *
  * It prints one line per connection, for the scenario to judge:
  *
@@ -210,7 +213,7 @@ enum tcase {
 	ITT, ITT_BOGUS, INV_RKEY, INV_OTHER, INV_NOP, INV_UNNEG, OP_LOGIN,
 	OP_R2T, OP_DATAIN, OP_UNKNOWN, ISER_OP, BIGSEND, LATE_WRITE,
 	ABORT_LATE, HELLO_UNASKED, HELLO_REJ, HELLO_VER, HELLO_LEN, HELLO_NONE,
-	HELLO_PDU,
+	HELLO_PDU, HELLO_DROP,
 };
 
 static const char *const case_names[] = {
@@ -218,7 +221,7 @@ static const char *const case_names[] = {
 	"short", "ahs", "itt", "itt-bogus", "inv-rkey", "inv-other", "inv-nop",
 	"inv-unneg", "op-login", "op-r2t", "op-datain", "op-unknown", "iser-op",
 	"bigsend", "late-write", "abort-late", "hello-unasked", "hello-rej",
-	"hello-ver", "hello-len", "hello-none", "hello-pdu",
+	"hello-ver", "hello-len", "hello-none", "hello-pdu", "hello-drop",
 };
 
 #define NR_CASE_NAMES	ARRAY_SIZE(case_names)
@@ -562,6 +565,10 @@ static int hello_step(const unsigned char *msg, int len)
 		rsp_start(ISDM_OP_NOP_IN, ISDM_BHS_FINAL, 0, 0xffffffff, 0);
 		post_rsp(ISDM_HDR_LEN_EXT + ISDM_BHS_LEN, NULL, 0, 0, 0);
 		break;
+	case HELLO_DROP:
+		rdma_disconnect(t.id);
+		fired = 1;
+		return 2;
 	default:
 		return hello_reply(0, ISDM_ISER_VERSION, ord, ISDM_HELLO_LEN) ?
 		       -1 : 0;
@@ -1597,6 +1604,10 @@ static void serve(struct rdma_cm_event *ev, enum tcase c, double deadline)
 			ret = hello_step(msg, len);
 			if (ret < 0)
 				break;
+			if (ret == 2) {
+				closed = "self";
+				break;
+			}
 			if (ret == 1)
 				until = itool_now() + CLOSE_SEC;
 			continue;
