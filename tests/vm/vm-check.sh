@@ -261,7 +261,7 @@ san_line() {
 # pair_result.
 san_result() {
 	local k=$1 name ini tgt def tmo body rest pjob reason="" b bj p con ires tres
-	local log scan srcini srcdm line tok1="" tok2="" taint want flap=0 x
+	local log scan srcini srcdm line tok1="" tok2="" taint flap=0 x
 	read -r name ini tgt def tmo body rest <<<"$2"
 	[[ " $rest " == *" --flap "* ]] && flap=1
 	pjob=$job/$name.peer

@@ -197,7 +197,7 @@ vm_boot() {
 	fi
 	append=${VM_BOOT_CMDLINE:-"console=ttyS0,115200 panic=-1 mitigations=off log_buf_len=$VM_LOG_BUF_LEN printk.devkmsg=on ${ISER_VM_APPEND:-} iser_vm.repo=$VM_REPO iser_vm.job=$job${VM_APPEND_EXTRA:+ $VM_APPEND_EXTRA}"}
 	[ "${VM_BOOT_SHARES:-1}" = 0 ] || shares=(
-		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap
+		-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
 		-virtfs "local,path=$VM_REPO,mount_tag=repo,security_model=none,multidevs=remap")
 	rm -f "$job/progress" "$job/console.log" "$job/qemu.log" "$job/done-rc" "$job/final"
 	: >"$job/progress"
@@ -560,7 +560,7 @@ vm_san_boot() {
 	read -r name ini tgt def tmo body rest <<<"$row"
 	pjob=$job/$name.peer
 	sig=$job/$name.sig
-	rm -rf "$pjob" "$sig" "$job/$name" "$job/$name".boot[0-9]
+	rm -rf "$pjob" "$sig" "${job:?}/$name" "$job/$name".boot[0-9]
 	mkdir -p "$pjob" "$sig" "$job/$name" || vm_die "cannot create $pjob"
 	VM_SAN_ERR=""
 	VM_SAN_BOOTS=0
@@ -575,9 +575,11 @@ vm_san_boot() {
 		shift
 	done
 	moddir=${ISER_VM_MODDIR:-$VM_REPO/build/$rel}
-	root=$(vm_san_rootfs 2>"$sig/prep.err") &&
-		initrd=$(vm_san_initrd "$rel" "$moddir" 2>"$sig/prep.err") ||
-		{ VM_SAN_ERR="set-up: $(cat "$sig/prep.err")"; return 0; }
+	if ! root=$(vm_san_rootfs 2>"$sig/prep.err") ||
+		! initrd=$(vm_san_initrd "$rel" "$moddir" 2>"$sig/prep.err"); then
+		VM_SAN_ERR="set-up: $(cat "$sig/prep.err")"
+		return 0
+	fi
 	cp "$root" "$sig/root.img" || { VM_SAN_ERR="set-up: cannot copy $root"; return 0; }
 	port=$(vm_free_port) || vm_die "no free TCP port on 127.0.0.1 for the guests' link"
 	echo "$name none ${tgt%@peer} $def $((tmo + VM_PAIR_EXTRA)) $body $rest" >"$pjob/job.list"
@@ -622,7 +624,7 @@ vm_san_boot() {
 				-device "virtio-net-pci,netdev=n1,mac=52:54:00:12:78:02")
 			VM_BOOT_INITRD=$initrd
 			VM_BOOT_SHARES=0
-			VM_BOOT_CMDLINE="console=ttyS0,115200 panic=-1 mitigations=off log_buf_len=$VM_LOG_BUF_LEN printk.devkmsg=on net.ifnames=0 ip=$VM_SAN_INI_IP::::iser-san:eth0:off root=iscsi:$VM_SAN_TGT_IP::3260:0:$VM_SAN_TARGET_IQN iser_san.boot=$b iser_san.mode=$mode iser_san.flap=$flap ${ISER_VM_APPEND:-}"
+			VM_BOOT_CMDLINE="console=ttyS0,115200 panic=-1 mitigations=off log_buf_len=$VM_LOG_BUF_LEN printk.devkmsg=on net.ifnames=0 ip=$VM_SAN_INI_IP::::iser-san:eth0:off root=iscsi:$VM_SAN_TGT_IP::3260:0:$VM_SAN_TARGET_IQN iser_san.boot=$b iser_san.mode=$mode iser_san.flap=$((flap + 40)) ${ISER_VM_APPEND:-}"
 			VM_BOOT_TIMEOUT=$VM_SAN_BOOT_TIMEOUT
 			VM_SCENARIO_SLACK=$((tmo + 60))
 			vm_boot "$rel" "$bj" "$hard" vm_san_line
@@ -631,7 +633,7 @@ vm_san_boot() {
 			VM_SAN_BOOTS=$b
 			echo "$VM_STATE" >"$bj/state"
 			vm_state_reason "$bj" >"$bj/state-reason"
-			[ "$VM_STATE" = done ] || break
+			[ "$VM_STATE" = "done" ] || break
 			# boot 2 looks for what boot 1 wrote
 			grep -aq '^@@ MARKER wrote ' "$bj/progress" || break
 		done

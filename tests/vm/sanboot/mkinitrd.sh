@@ -49,6 +49,7 @@ cp /usr/share/initramfs-tools/conf.d/* "$cd_/conf.d/" 2>/dev/null || :
 cat >"$cd_/initramfs.conf" <<-EOC
 	MODULES=most
 	BUSYBOX=auto
+	KEYMAP=n
 	COMPRESS=zstd
 	DEVICE=
 	NFSROOT=auto

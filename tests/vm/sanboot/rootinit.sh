@@ -20,10 +20,11 @@
 # iser_san.flap=SECONDS (how long to write in flap mode).
 
 export PATH=/sbin:/bin:/usr/sbin:/usr/bin
-mountpoint -q /proc || mount -t proc proc /proc
-mountpoint -q /sys || mount -t sysfs sysfs /sys
-mountpoint -q /dev || mount -t devtmpfs devtmpfs /dev
-mountpoint -q /run || mount -t tmpfs tmpfs /run
+# (the initramfs moved /proc, /sys, /dev and /run here; busybox has no
+# mountpoint)
+[ -e /proc/self ] || mount -t proc proc /proc
+[ -d /sys/class ] || mount -t sysfs sysfs /sys
+[ -e /dev/ttyS1 ] || mount -t devtmpfs devtmpfs /dev
 mount -t tmpfs tmpfs /tmp
 stty -F /dev/ttyS1 raw -echo 2>/dev/null
 
@@ -99,7 +100,7 @@ ini=$(cat /sys/module/ib_iser/srcversion 2>/dev/null || echo none)
 dm=$(cat /sys/module/iser_dm/srcversion 2>/dev/null || echo none)
 say "ROOT dev=$rootdev fstype=$fstype session=${sess:-none} sessions=$nsess target=$tn portal=$portal scsi_host=$proc ib_iser=$ini iser_dm=$dm"
 
-mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
+[ -d /sys/kernel/debug/ib_iser ] || mount -t debugfs debugfs /sys/kernel/debug
 for f in /sys/kernel/debug/ib_iser/host*/conn; do
 	[ -r "$f" ] && sed 's/^/ib_iser conn: /' "$f" >/dev/console
 done

@@ -91,7 +91,7 @@ if [ "$flap" -gt 0 ]; then
 fi
 
 # the host writes "done" after the initiator guest's last boot
-vm_peer_wait done 100000
+vm_peer_wait "done" 100000
 result=$(cat "$VM_PEER_SIG/done" 2>/dev/null)
 token=$(cat "$VM_PEER_SIG/token" 2>/dev/null)
 boots=$(cat "$VM_PEER_SIG/boots" 2>/dev/null)
@@ -102,7 +102,7 @@ dmesg | grep -iE 'isert|iscsi|login|reinstat' | tail -n 20
 want=$boots
 [ "$flap" -gt 0 ] && want=$((boots + 1))
 [ "${accepts:-0}" -ge "$want" ] ||
-	vm_fail "the target accepted ${accepts:-no} login(s); $boots boot(s)${flap:+ and a link outage} need $want"
+	vm_fail "the target accepted ${accepts:-no} login(s); $boots boot(s) (and a link outage with --flap) need $want"
 got=$(debugfs -R "cat /var/lib/iser-san/marker" "$img" 2>/dev/null)
 vm_log "marker in the LUN's image: '$got'"
 [ "$got" = "$token" ] ||
@@ -110,7 +110,9 @@ vm_log "marker in the LUN's image: '$got'"
 fsck=$(e2fsck -fn "$img" 2>&1) || vm_fail "e2fsck -fn finds the root file system damaged: $(echo "$fsck" | tail -n 3 | paste -sd ' ' -)"
 vm_log "e2fsck: $(echo "$fsck" | tail -n 1)"
 if [ "$flap" -gt 0 ]; then
-	[ -n "$rx_cut" ] && [ -n "$rx_end" ] || vm_fail "the link was never cut: the initiator guest's root did not report writing"
+	if [ -z "$rx_cut" ] || [ -z "$rx_end" ]; then
+		vm_fail "the link was never cut: the initiator guest's root did not report writing"
+	fi
 	[ "$rx_cut" = "$rx_end" ] ||
 		vm_fail "rxe0 received $((rx_end - rx_cut)) packets while the link was cut"
 fi
