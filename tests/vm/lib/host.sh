@@ -628,11 +628,11 @@ vm_san_boot() {
 			VM_BOOT_TIMEOUT=$VM_SAN_BOOT_TIMEOUT
 			VM_SCENARIO_SLACK=$((tmo + 60))
 			vm_boot "$rel" "$bj" "$hard" vm_san_line
-			VM_BOOT_TIMEOUT=$save_bt
-			VM_SCENARIO_SLACK=$save_slack
 			VM_SAN_BOOTS=$b
 			echo "$VM_STATE" >"$bj/state"
 			vm_state_reason "$bj" >"$bj/state-reason"
+			VM_BOOT_TIMEOUT=$save_bt
+			VM_SCENARIO_SLACK=$save_slack
 			[ "$VM_STATE" = "done" ] || break
 			# boot 2 looks for what boot 1 wrote
 			grep -aq '^@@ MARKER wrote ' "$bj/progress" || break

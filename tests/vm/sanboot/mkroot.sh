@@ -29,7 +29,7 @@ chmod 1777 "$stage/tmp"
 cp /bin/busybox "$stage/bin/busybox"
 for a in $(/bin/busybox --list-full); do
 	case $a in
-	sbin/init | linuxrc) continue ;;
+	bin/busybox | sbin/init | linuxrc) continue ;;
 	esac
 	ln -sf /bin/busybox "$stage/$a"
 done
