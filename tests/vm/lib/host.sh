@@ -525,6 +525,35 @@ vm_san_initrd() {
 	echo "$dir/initrd.img"
 }
 
+# vm_san_dracut RELEASE MODDIR: the same with dracut and the package's
+# dracut module (sanboot/mkdracut.sh), in
+# build/vm/sanboot/RELEASE/dracut.img.  Status 1 (the reason on stderr)
+# when the build fails, dracut not installed included.
+vm_san_dracut() {
+	local rel=$1 moddir=$2 dir=$VM_OUT/sanboot/$1 key
+	key=$({
+		echo "$rel"
+		(cd "$VM_REPO" && find initramfs/dracut debian VERSION dkms.conf scripts/make-deb.sh \
+			scripts/dkms-tree.sh -type f -print0 | sort -z | xargs -0 sha256sum)
+		sha256sum "$VM_DIR/sanboot/mkdracut.sh" "$moddir/drivers/core/iser_dm.ko" \
+			"$moddir/drivers/initiator/ib_iser.ko" /usr/sbin/iscsiadm /usr/bin/dracut
+		stat -c '%n %s %Y' "/lib/modules/$rel/modules.dep"
+	} 2>&1 | sha256sum | cut -d' ' -f1)
+	if [ -s "$dir/dracut.img" ] && [ "$(cat "$dir/dracut.key" 2>/dev/null)" = "$key" ]; then
+		echo "$dir/dracut.img"
+		return 0
+	fi
+	mkdir -p "$dir" || return 1
+	echo "$VM_PROG: $rel: building the boot-from-SAN dracut initramfs (about a minute)" >&2
+	if ! nice -n 5 "$VM_DIR/sanboot/mkdracut.sh" "$rel" "$dir/dracut.img" "$moddir" \
+		>"$dir/dracut.log" 2>&1; then
+		echo "building the dracut initramfs failed: $(tail -n 2 "$dir/dracut.log" | paste -sd ' ' -) (log: $dir/dracut.log)" >&2
+		return 1
+	fi
+	echo "$key" >"$dir/dracut.key"
+	echo "$dir/dracut.img"
+}
+
 # the progress lines of the booted root (sanboot/rootinit.sh): "WRITING"
 # tells the target guest to cut the link (flap mode)
 vm_san_line() {
@@ -554,8 +583,8 @@ vm_san_line() {
 # many boots ran), VM_PEER_STATE, VM_PEER_REASON.
 # shellcheck disable=SC2034 # VM_SAN_BOOTS, VM_PEER_* are for the caller
 vm_san_boot() {
-	local rel=$1 job=$2 row=$3 name ini tgt def tmo body rest mode=plain flap=0
-	local pjob sig port hard phard ppid n state root initrd b bj token moddir
+	local rel=$1 job=$2 row=$3 name ini tgt def tmo body rest mode=plain flap=0 dracut=0
+	local pjob sig port hard phard ppid n state root initrd b bj token moddir a
 	local save_cpus=$VM_CPUS save_mem=$VM_MEM save_bt=$VM_BOOT_TIMEOUT save_slack=$VM_SCENARIO_SLACK
 	read -r name ini tgt def tmo body rest <<<"$row"
 	pjob=$job/$name.peer
@@ -571,12 +600,18 @@ vm_san_boot() {
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--flap) mode=flap; flap=${2:-}; shift ;;
+		--dracut) dracut=1 ;;
 		esac
 		shift
 	done
 	moddir=${ISER_VM_MODDIR:-$VM_REPO/build/$rel}
+	if [ $dracut = 1 ]; then
+		initrd=vm_san_dracut
+	else
+		initrd=vm_san_initrd
+	fi
 	if ! root=$(vm_san_rootfs 2>"$sig/prep.err") ||
-		! initrd=$(vm_san_initrd "$rel" "$moddir" 2>"$sig/prep.err"); then
+		! initrd=$($initrd "$rel" "$moddir" 2>"$sig/prep.err"); then
 		VM_SAN_ERR="set-up: $(cat "$sig/prep.err")"
 		return 0
 	fi
@@ -624,7 +659,15 @@ vm_san_boot() {
 				-device "virtio-net-pci,netdev=n1,mac=52:54:00:12:78:02")
 			VM_BOOT_INITRD=$initrd
 			VM_BOOT_SHARES=0
-			VM_BOOT_CMDLINE="console=ttyS0,115200 panic=-1 mitigations=off log_buf_len=$VM_LOG_BUF_LEN printk.devkmsg=on net.ifnames=0 ip=$VM_SAN_INI_IP::::iser-san:eth0:off root=iscsi:$VM_SAN_TGT_IP::3260:0:$VM_SAN_TARGET_IQN iser_san.boot=$b iser_san.mode=$mode iser_san.flap=$((flap + 40)) ${ISER_VM_APPEND:-}"
+			# initramfs-tools: ip= of klibc's ipconfig, the rest from
+			# iscsi.initramfs; dracut: its own ip= and rd.* options,
+			# rd.emergency=reboot so that a failure ends the boot
+			if [ $dracut = 1 ]; then
+				a="ip=$VM_SAN_INI_IP:::255.255.255.0:iser-san:eth0:none rd.neednet=1 rd.iscsi.initiator=$VM_SAN_INITIATOR_IQN rd.iscsi.transport=iser rd.iser.rxe=eth0 rd.shell=0 rd.emergency=reboot"
+			else
+				a="ip=$VM_SAN_INI_IP::::iser-san:eth0:off"
+			fi
+			VM_BOOT_CMDLINE="console=ttyS0,115200 panic=-1 mitigations=off log_buf_len=$VM_LOG_BUF_LEN printk.devkmsg=on net.ifnames=0 $a root=iscsi:$VM_SAN_TGT_IP::3260:0:$VM_SAN_TARGET_IQN iser_san.boot=$b iser_san.mode=$mode iser_san.flap=$((flap + 40)) ${ISER_VM_APPEND:-}"
 			VM_BOOT_TIMEOUT=$VM_SAN_BOOT_TIMEOUT
 			VM_SCENARIO_SLACK=$((tmo + 60))
 			vm_boot "$rel" "$bj" "$hard" vm_san_line

@@ -77,10 +77,11 @@ mount -o remount,rw / || { check_fail "cannot remount / read-write"; finish; }
 
 # what the root is mounted from: a disk of an iSCSI session, on a SCSI
 # host of the iser transport, and the modules that serve it
-rootdev=$(awk '$2 == "/" && $1 != "rootfs" { d = $1; t = $3 } END { print d, t }' /proc/mounts)
-fstype=${rootdev#* }
-rootdev=${rootdev% *}
-disk=${rootdev#/dev/}
+# (by its device number: dracut mounts /dev/root, a link)
+mm=$(awk '$5 == "/" { d = $3 } END { print d }' /proc/self/mountinfo)
+fstype=$(awk '$2 == "/" && $1 != "rootfs" { t = $3 } END { print t }' /proc/mounts)
+disk=$(basename "$(readlink -f "/sys/dev/block/$mm")")
+rootdev=/dev/$disk
 sess=
 for s in /sys/class/iscsi_session/session*; do
 	for b in "$s"/device/target*/*/block/"$disk"; do
