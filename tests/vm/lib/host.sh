@@ -555,10 +555,12 @@ vm_san_dracut() {
 }
 
 # the progress lines of the booted root (sanboot/rootinit.sh): "WRITING"
-# tells the target guest to cut the link (flap mode)
+# tells the target guest to cut the link, "FLAP" that the writes across
+# the outage are done (flap mode)
 vm_san_line() {
 	case $1 in
 	WRITING*) echo "$1" >"$VM_SAN_SIG/.writing.tmp" && mv "$VM_SAN_SIG/.writing.tmp" "$VM_SAN_SIG/writing" ;;
+	FLAP*) echo "$1" >"$VM_SAN_SIG/.flapped.tmp" && mv "$VM_SAN_SIG/.flapped.tmp" "$VM_SAN_SIG/flapped" ;;
 	esac
 	[ -z "${VM_SAN_HANDLER:-}" ] || "$VM_SAN_HANDLER" "$1"
 }

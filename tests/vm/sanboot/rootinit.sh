@@ -116,9 +116,17 @@ while ! grep -q ISCSIADM_ABSTRACT_NAMESPACE /proc/net/unix 2>/dev/null; do
 	[ $n -lt 20 ] || break
 	sleep 0.5
 done
-# its sync of the existing session is asynchronous: let it finish
-sleep 2
-say "SESSION $(iscsiadm -m session 2>&1 | head -n 2 | tr '\n' ';')"
+# Taking the session over, iscsid stops its connection and logs in
+# again (open-iscsi's iscsi_sync_session() reopens it: "connection1:0
+# is operational after recovery"); wait for that, so that it does not
+# fall into the writes below
+n=0
+while ! grep -q 'operational after recovery' /run/iscsid.log 2>/dev/null; do
+	n=$((n + 1))
+	[ $n -lt 60 ] || break
+	sleep 0.5
+done
+say "SESSION $(iscsiadm -m session 2>&1 | head -n 2 | tr '\n' ';') takeover=$(grep -c 'operational after recovery' /run/iscsid.log)"
 
 d=/var/lib/iser-san
 if [ "$boot" = 1 ]; then
@@ -138,6 +146,7 @@ if [ "$boot" = 1 ]; then
 		ip=$(echo "$portal" | cut -d: -f1)
 		arp -s "$ip" 52:54:00:12:78:01 ||
 			check_fail "arp -s $ip failed"
+		errs0=$(dmesg | grep -c 'detected conn error')
 		say "WRITING $flap"
 		start=$(date +%s)
 		i=0 max=0
@@ -153,7 +162,7 @@ if [ "$boot" = 1 ]; then
 		done
 		(cd $d && md5sum flap.* >flap.md5)
 		sync
-		errs=$(dmesg | grep -c 'detected conn error')
+		errs=$(($(dmesg | grep -c 'detected conn error') - errs0))
 		say "FLAP files=$i longest_write=${max}s conn_errors=$errs state=$(iscsiadm -m session -P 1 2>&1 | grep -m1 'Session State' | tr -d ' \t')"
 	fi
 elif [ "$boot" = 2 ]; then
