@@ -153,8 +153,10 @@ if [ "$boot" = 1 ]; then
 		while [ $(($(date +%s) - start)) -lt "$flap" ]; do
 			i=$((i + 1))
 			t0=$(date +%s)
-			if ! dd if=/dev/urandom of=$d/flap.$i bs=64k count=4 conv=fsync 2>/dev/null; then
-				check_fail "write $i of the flap files failed"
+			# 32 files of 256 KiB, rewritten in turn: the file
+			# system has about 30 MiB free
+			if ! out=$(dd if=/dev/urandom of=$d/flap.$((i % 32)) bs=64k count=4 conv=fsync 2>&1); then
+				check_fail "write $i of the flap files failed: $(echo "$out" | head -n 1)"
 				break
 			fi
 			t=$(($(date +%s) - t0))

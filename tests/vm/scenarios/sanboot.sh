@@ -4,7 +4,7 @@
 # Boot from SAN, the target guest's half (INITIATOR "ours@san", TARGET
 # "X@peer" in scenarios.list; host.sh vm_san_boot boots the initiator
 # guest, which runs no body of its own):
-#   sanboot [--flap SECONDS]
+#   sanboot [--flap SECONDS] [--dracut]
 # Serves the root file system image the host put in the signal directory
 # (root.img, from tests/vm/sanboot/mkroot.sh) as LUN 0 of a target with an
 # iSER portal on the link, signals "ready", and waits until the host
@@ -26,6 +26,7 @@ flap=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--flap) flap=${2:-}; shift ;;
+	--dracut) ;; # the initiator guest's initramfs: the host's business
 	*) vm_fail "sanboot.sh: bad argument $1" ;;
 	esac
 	shift
