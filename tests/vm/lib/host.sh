@@ -650,7 +650,11 @@ vm_san_boot() {
 		sleep 1
 	done
 	if [ ! -e "$sig/ready" ]; then
-		VM_SAN_ERR="the target guest did not serve the root LUN within 400 s"
+		if kill -0 "$ppid" 2>/dev/null; then
+			VM_SAN_ERR="the target guest did not serve the root LUN within 400 s"
+		else
+			VM_SAN_ERR="the target guest stopped before it served the root LUN"
+		fi
 	else
 		VM_SAN_SIG=$sig
 		VM_SAN_HANDLER=${4:-}
