@@ -261,9 +261,12 @@ san_line() {
 # pair_result.
 san_result() {
 	local k=$1 name ini tgt def tmo body rest pjob reason="" b bj p con ires tres
-	local log scan srcini srcdm line tok1="" tok2="" taint flap=0 x
+	local log scan srcini srcdm line tok1="" tok2="" taint flap=0 secs=0 x
 	read -r name ini tgt def tmo body rest <<<"$2"
-	[[ " $rest " == *" --flap "* ]] && flap=1
+	if [[ " $rest " == *" --flap "* ]]; then
+		flap=1
+		secs=$(echo " $rest " | sed -n 's/.* --flap \([0-9]*\) .*/\1/p')
+	fi
 	pjob=$job/$name.peer
 	log=$job/$name.boot1/console.log
 	add() { reason="${reason:+$reason; }$*"; }
@@ -326,6 +329,9 @@ san_result() {
 				else
 					x=$(echo " $line " | sed -n 's/.* conn_errors=\([0-9]*\) .*/\1/p')
 					[ "${x:-0}" -ge 1 ] || add "boot 1: the link outage broke no connection ($line)"
+					x=$(echo " $line " | sed -n 's/.* longest_write=\([0-9]*\)s .*/\1/p')
+					[ "${x:-0}" -ge $((secs / 2)) ] ||
+						add "boot 1: no write waited for the ${secs} s outage ($line)"
 					echo "$line" | grep -q 'state=iSCSISessionState:LOGGED_IN' ||
 						add "boot 1: the session is not logged in after the outage ($line)"
 				fi
