@@ -8,7 +8,8 @@
 # with "N passed, N failed"; exits 1 if any failed, 2 on bad usage or a
 # missing prerequisite.  Logs: build/vm/logs/<kernel>/.  Rows whose TARGET
 # is "X@peer" run in the two-guest mode (lib/host.sh vm_pair_boot), each in
-# a boot pair of its own after the single-guest boots.
+# a boot pair of its own after the single-guest boots; those whose
+# INITIATOR is "ours@san" boot the initiator guest from SAN (vm_san_boot).
 # See Documentation/testing-vm.md.
 
 set -u
@@ -36,7 +37,9 @@ build/<release>), ISER_VM_RDMA (siw: every row over soft-iWARP, built by
 make siw; one row: "siw:BODY" in the list), ISER_VM_MEM, ISER_VM_CPUS,
 ISER_VM_BOOT_TIMEOUT,
 ISER_VM_APPEND (extra kernel command line, e.g. slub_debug=FZPU),
-ISER_VM_PAIR_CPUS, ISER_VM_PAIR_MEM, ISER_VM_PAIR_GRACE (two-guest rows).
+ISER_VM_PAIR_CPUS, ISER_VM_PAIR_MEM, ISER_VM_PAIR_GRACE (two-guest rows),
+ISER_VM_SAN_BOOT_TIMEOUT (boot-from-SAN rows: seconds until the booted
+root runs, default 300).
 EOF
 }
 
