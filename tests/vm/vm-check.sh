@@ -8,7 +8,8 @@
 # with "N passed, N failed"; exits 1 if any failed, 2 on bad usage or a
 # missing prerequisite.  Logs: build/vm/logs/<kernel>/.  Rows whose TARGET
 # is "X@peer" run in the two-guest mode (lib/host.sh vm_pair_boot), each in
-# a boot pair of its own after the single-guest boots.
+# a boot pair of its own after the single-guest boots; those whose
+# INITIATOR is "ours@san" boot the initiator guest from SAN (vm_san_boot).
 # See Documentation/testing-vm.md.
 
 set -u
@@ -36,7 +37,9 @@ build/<release>), ISER_VM_RDMA (siw: every row over soft-iWARP, built by
 make siw; one row: "siw:BODY" in the list), ISER_VM_MEM, ISER_VM_CPUS,
 ISER_VM_BOOT_TIMEOUT,
 ISER_VM_APPEND (extra kernel command line, e.g. slub_debug=FZPU),
-ISER_VM_PAIR_CPUS, ISER_VM_PAIR_MEM, ISER_VM_PAIR_GRACE (two-guest rows).
+ISER_VM_PAIR_CPUS, ISER_VM_PAIR_MEM, ISER_VM_PAIR_GRACE (two-guest rows),
+ISER_VM_SAN_BOOT_TIMEOUT (boot-from-SAN rows: seconds until the booted
+root runs, default 300).
 EOF
 }
 
@@ -90,13 +93,22 @@ else
 fi
 [ -n "$selected" ] || vm_die "no scenario selected from $VM_LIST"
 # every selected row is well formed and its body exists
-while read -r name _ tgt _ tmo body _; do
+san_rows=0
+while read -r name ini tgt _ tmo body _; do
 	[ -n "$body" ] || vm_die "$VM_LIST: scenario '$name' has too few fields"
 	case $tmo in '' | *[!0-9]*) vm_die "$VM_LIST: scenario '$name' has a bad timeout '$tmo'" ;; esac
 	[ -f "$VM_DIR/scenarios/${body#siw:}.sh" ] ||
 		vm_die "$VM_LIST: scenario '$name' names a body that does not exist: tests/vm/scenarios/${body#siw:}.sh"
 	case $body:$tgt in
 	siw:*@peer) vm_die "$VM_LIST: scenario '$name': siw rows run in one guest only" ;;
+	esac
+	case $ini:$tgt in
+	*@san:*@peer) san_rows=1 ;;
+	*@san:*) vm_die "$VM_LIST: scenario '$name': a boot-from-SAN initiator (X@san) needs a target in the other guest (X@peer)" ;;
+	esac
+	case $ini in
+	*@san) [ "$ini" = ours@san ] ||
+		vm_die "$VM_LIST: scenario '$name': only our initiator boots from SAN (ours@san, not $ini)" ;;
 	esac
 done <<<"$selected"
 [ -z "$(echo "$selected" | awk '{ print $1 }' | sort | uniq -d)" ] ||
@@ -115,6 +127,7 @@ esac
 
 # prerequisites, all checked before the first boot
 vm_check_tools
+[ "$san_rows" = 0 ] || vm_san_check_tools
 declare -A rels
 for k in "${kernels[@]}"; do
 	rels[$k]=$(vm_kernel_release "$k")
@@ -230,6 +243,141 @@ pair_result() {
 	done_scen[$k/$name]=1
 }
 
+# a boot-from-SAN boot's progress, for the one who waits
+san_line() {
+	case $1 in
+	UP* | MARKER* | FLAP* | "CHECK FAIL"*) echo "vm-check: $cur_kernel: booted from SAN: $1" >&2 ;;
+	esac
+}
+
+# san_result KERNEL ROW: after vm_san_boot, report the boot-from-SAN
+# scenario.  The initiator guest runs no scenario of the rig: its verdict
+# comes from the lines its root's init (tests/vm/sanboot/rootinit.sh)
+# sent on each boot, checked here against what must hold: the root is a
+# disk of the only iSCSI session, to our target's portal, on a SCSI host of
+# the iser transport, served by our ib_iser and iser_dm (the srcversions
+# of the modules built for the kernel); iscsid took the session over; boot
+# 1 wrote a marker and boot 2 found the same one; no check of the init
+# failed; the kernel log (the init's dmesg and the host's copy of the
+# console) has no bad line and no taint flag but O and E; each boot ended
+# with DONE.  The target guest's half and its console are judged as in
+# pair_result.
+san_result() {
+	local k=$1 name ini tgt def tmo body rest pjob reason="" b bj p con ires tres
+	local log scan srcini srcdm line tok1="" tok2="" taint flap=0 secs=0 x
+	read -r name ini tgt def tmo body rest <<<"$2"
+	if [[ " $rest " == *" --flap "* ]]; then
+		flap=1
+		secs=$(echo " $rest " | sed -n 's/.* --flap \([0-9]*\) .*/\1/p')
+	fi
+	pjob=$job/$name.peer
+	log=$job/$name.boot1/console.log
+	add() { reason="${reason:+$reason; }$*"; }
+	srcini=$(modinfo -F srcversion "${ISER_VM_MODDIR:-$VM_REPO/build/$rel}/drivers/initiator/ib_iser.ko" 2>/dev/null)
+	srcdm=$(modinfo -F srcversion "${ISER_VM_MODDIR:-$VM_REPO/build/$rel}/drivers/core/iser_dm.ko" 2>/dev/null)
+	if [ -n "$VM_SAN_ERR" ]; then
+		add "$VM_SAN_ERR"
+	fi
+	for b in 1 2; do
+		bj=$job/$name.boot$b
+		[ -n "$VM_SAN_ERR" ] && break
+		if [ ! -d "$bj" ] || [ ! -f "$bj/state" ]; then
+			add "boot $b did not run"
+			break
+		fi
+		p=$(tr -d '\r' <"$bj/progress" 2>/dev/null)
+		con=$bj/console.log
+		if [ "$(cat "$bj/state")" != done ]; then
+			x=$(tr -d '\r' <"$con" 2>/dev/null | grep -a -E 'iser: ERROR|boot from SAN failed|Gave up waiting|ALERT!' | tail -n 2 | paste -sd ' ' -)
+			add "boot $b: $(cat "$bj/state-reason")${x:+ (console: $x)}"
+			log=$con
+		fi
+		line=$(echo "$p" | sed -n 's/^@@ ROOT //p' | head -n 1)
+		if [ -z "$line" ]; then
+			[ "$(cat "$bj/state")" != done ] || add "boot $b: the root reported no ROOT line"
+		else
+			echo " $line " | grep -q ' dev=/dev/sd[a-z]* ' || add "boot $b: the root is not a SCSI disk ($line)"
+			echo " $line " | grep -q ' sessions=1 ' || add "boot $b: not exactly one iSCSI session ($line)"
+			echo " $line " | grep -q " target=$VM_SAN_TARGET_IQN " || add "boot $b: the root is not a disk of $VM_SAN_TARGET_IQN ($line)"
+			echo " $line " | grep -q " portal=$VM_SAN_TGT_IP:3260 " || add "boot $b: the session is not to $VM_SAN_TGT_IP:3260 ($line)"
+			echo " $line " | grep -q ' scsi_host=iscsi_iser ' || add "boot $b: the session's SCSI host is not iser's ($line)"
+			echo " $line " | grep -q " ib_iser=$srcini " || add "boot $b: the loaded ib_iser is not ours (srcversion $srcini) ($line)"
+			echo " $line " | grep -q " iser_dm=$srcdm " || add "boot $b: the loaded iser_dm is not ours (srcversion $srcdm) ($line)"
+		fi
+		if [ "$(cat "$bj/state")" = done ]; then
+			echo "$p" | grep -q '^@@ SESSION iser: ' ||
+				add "boot $b: iscsid lists no iser session ($(echo "$p" | sed -n 's/^@@ SESSION //p'))"
+			echo "$p" | grep -q '^@@ KLOG clean' ||
+				add "boot $b: $(echo "$p" | grep -m1 '^@@ KLOG' | sed 's/^@@ //')"
+			taint=$(echo "$p" | sed -n 's/^@@ TAINT \([0-9]*\).*/\1/p' | head -n 1)
+			if [ -z "$taint" ]; then
+				add "boot $b: no TAINT line"
+			elif [ $((taint & ~((1 << 12) | (1 << 13)))) != 0 ]; then
+				add "boot $b: the kernel was tainted ($taint)"
+			fi
+			[ "$(cat "$bj/done-rc" 2>/dev/null)" = 0 ] || add "boot $b: no DONE 0"
+		fi
+		while read -r x; do
+			[ -n "$x" ] && add "boot $b: ${x#@@ CHECK FAIL: }"
+		done <<<"$(echo "$p" | grep '^@@ CHECK FAIL: ')"
+		scan=$(vm_console_scan "$con" | cut -f 2 | head -n 2 | paste -sd ';' -)
+		[ -z "$scan" ] || add "boot $b console: $scan"
+		if [ $b = 1 ]; then
+			tok1=$(echo "$p" | sed -n 's/^@@ MARKER wrote //p' | head -n 1)
+			[ -n "$tok1" ] || { [ "$(cat "$bj/state")" != done ] || add "boot 1 wrote no marker"; }
+			if [ $flap = 1 ] && [ "$(cat "$bj/state")" = done ]; then
+				line=$(echo "$p" | sed -n 's/^@@ FLAP //p' | head -n 1)
+				if [ -z "$line" ]; then
+					add "boot 1: no FLAP line"
+				else
+					x=$(echo " $line " | sed -n 's/.* conn_errors=\([0-9]*\) .*/\1/p')
+					[ "${x:-0}" -ge 1 ] || add "boot 1: the link outage broke no connection ($line)"
+					x=$(echo " $line " | sed -n 's/.* longest_write=\([0-9]*\)s .*/\1/p')
+					[ "${x:-0}" -ge $((secs / 2)) ] ||
+						add "boot 1: no write waited for the ${secs} s outage ($line)"
+					echo "$line" | grep -q 'state=iSCSISessionState:LOGGED_IN' ||
+						add "boot 1: the session is not logged in after the outage ($line)"
+				fi
+			fi
+		else
+			tok2=$(echo "$p" | sed -n 's/^@@ MARKER //p' | head -n 1)
+			if [ "$(cat "$bj/state")" = done ] && [ "$tok2" != "found $tok1" ]; then
+				add "boot 2: marker ${tok2:-not reported}, boot 1 wrote '$tok1'"
+			fi
+			if [ $flap = 1 ] && [ "$(cat "$bj/state")" = done ]; then
+				echo "$p" | grep -q '^@@ FLAPDATA ok' ||
+					add "boot 2: the files written across the outage were not verified"
+			fi
+		fi
+	done
+	# the target guest
+	tres=$(cat "$pjob/$name/result" 2>/dev/null) || tres="FAIL: $VM_PEER_REASON"
+	if [ "$tres" != PASS ]; then
+		add "target guest: ${tres#FAIL: }"
+		[ -n "$reason" ] || log=$pjob/$name/log
+	fi
+	scan=$(vm_console_scan "$pjob/console.log" | cut -f 2 | head -n 2 | paste -sd ';' -)
+	[ -z "$scan" ] || add "target guest console: $scan"
+	if [ "$tres" = PASS ] && { [ "$VM_PEER_STATE" != done ] || [ "$(cat "$pjob/done-rc" 2>/dev/null)" != 0 ]; }; then
+		add "target guest did not end cleanly: $(cat "$pjob/final" 2>/dev/null || echo "$VM_PEER_REASON")"
+	fi
+	mkdir -p "$job/$name"
+	if [ -z "$reason" ]; then
+		echo PASS >"$job/$name/result"
+	else
+		echo "FAIL: $reason" >"$job/$name/result"
+	fi
+	{
+		for b in 1 2; do
+			[ -f "$job/$name.boot$b/progress" ] || continue
+			echo "--- boot $b: $(cat "$job/$name.boot$b/state" 2>/dev/null)"
+			tr -d '\r' <"$job/$name.boot$b/progress"
+		done
+	} >"$job/$name/log"
+	report "$k" "$name" "$(cat "$job/$name/result")" "$log"
+	done_scen[$k/$name]=1
+}
+
 # kernel_rows RELEASE: the selected rows that run on it; in the default
 # set, "yes" rows and "yes:X.Y" rows on kernel X.Y
 all_selected=$selected
@@ -330,6 +478,13 @@ for k in "${kernels[@]}"; do
 	while read -r row; do
 		[ -n "$row" ] || continue
 		boot=$((boot + 1))
+		case $(echo "$row" | awk '{ print $2 }') in
+		*@san)
+			vm_san_boot "$rel" "$job" "$row" san_line
+			san_result "$k" "$row"
+			continue
+			;;
+		esac
 		vm_pair_boot "$rel" "$job" "$row" pair_line
 		# (before the renames: the reason may quote console.log)
 		pair_result "$k" "$row"

@@ -181,10 +181,24 @@ vm_initramfs() {
 # and userspace writes to /dev/kmsg are not rate-limited (printk.devkmsg=on):
 # the markers must never be dropped.
 # shellcheck disable=SC2034 # VM_CURRENT, VM_ELAPSED are for the caller
+#
+# The boot-from-SAN mode (vm_san_boot) boots another initramfs with another
+# command line and without the 9p shares: VM_BOOT_INITRD replaces the rig's
+# initramfs, VM_BOOT_CMDLINE the whole kernel command line, and
+# VM_BOOT_SHARES=0 leaves the shares out.
 vm_boot() {
 	local rel=$1 job=$2 hard=$3 handler=${4:-} initrd qpid start deadline
-	local n=0 total line kw a b done_seen=0 up=0 alive
-	initrd=$(vm_initramfs "$rel") || exit 2
+	local n=0 total line kw a b done_seen=0 up=0 alive append
+	local -a shares=()
+	if [ -n "${VM_BOOT_INITRD:-}" ]; then
+		initrd=$VM_BOOT_INITRD
+	else
+		initrd=$(vm_initramfs "$rel") || exit 2
+	fi
+	append=${VM_BOOT_CMDLINE:-"console=ttyS0,115200 panic=-1 mitigations=off log_buf_len=$VM_LOG_BUF_LEN printk.devkmsg=on ${ISER_VM_APPEND:-} iser_vm.repo=$VM_REPO iser_vm.job=$job${VM_APPEND_EXTRA:+ $VM_APPEND_EXTRA}"}
+	[ "${VM_BOOT_SHARES:-1}" = 0 ] || shares=(
+		-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
+		-virtfs "local,path=$VM_REPO,mount_tag=repo,security_model=none,multidevs=remap")
 	rm -f "$job/progress" "$job/console.log" "$job/qemu.log" "$job/done-rc" "$job/final"
 	: >"$job/progress"
 	VM_CURRENT=""
@@ -196,10 +210,9 @@ vm_boot() {
 		-accel tcg,thread=multi -smp "$VM_CPUS" -m "$VM_MEM" \
 		-nic none "${VM_QEMU_EXTRA[@]}" -display none -monitor none -no-reboot \
 		-kernel "/boot/vmlinuz-$rel" -initrd "$initrd" \
-		-append "console=ttyS0,115200 panic=-1 mitigations=off log_buf_len=$VM_LOG_BUF_LEN printk.devkmsg=on ${ISER_VM_APPEND:-} iser_vm.repo=$VM_REPO iser_vm.job=$job${VM_APPEND_EXTRA:+ $VM_APPEND_EXTRA}" \
+		-append "$append" \
 		-serial "file:$job/console.log" -serial "file:$job/progress" \
-		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
-		-virtfs "local,path=$VM_REPO,mount_tag=repo,security_model=none,multidevs=remap" \
+		"${shares[@]}" \
 		</dev/null >"$job/qemu.log" 2>&1 &
 	qpid=$!
 	# for vm_pair_boot, which may have to stop the target guest from outside
@@ -407,6 +420,281 @@ vm_pair_boot() {
 	VM_MEM=$save_mem
 	# the target guest waits for this before it tears down
 	[ -e "$sig/done" ] || echo "STOPPED $VM_STATE" >"$sig/done"
+	n=0
+	while kill -0 "$ppid" 2>/dev/null; do
+		n=$((n + 1))
+		if [ $n -gt "$VM_PAIR_GRACE" ]; then
+			: >"$sig/killed"
+			kill "$(cat "$pjob/qemu.pid")" 2>/dev/null
+			sleep 2
+			kill -9 "$(cat "$pjob/qemu.pid")" 2>/dev/null
+			break
+		fi
+		sleep 1
+	done
+	wait "$ppid" 2>/dev/null
+	VM_PEER_STATE=$(cat "$pjob/state" 2>/dev/null)
+	VM_PEER_REASON=$(cat "$pjob/state-reason" 2>/dev/null)
+	return 0
+}
+
+# ---------------------------------------------------------------------------
+# boot-from-SAN mode: the initiator guest boots its root file system from
+# the target guest's LUN, over iSER, with the initramfs our package makes
+
+VM_SAN_INITIATOR_IQN=iqn.2004-10.org.debian:iser-san
+VM_SAN_TARGET_IQN=iqn.2003-01.org.linux-iscsi.iser-vm:sanroot
+VM_SAN_TGT_IP=192.168.78.1
+VM_SAN_INI_IP=192.168.78.2
+# seconds from qemu start until the booted root says "UP": the kernel, the
+# initramfs, the network, soft-RoCE, the login (bounded by our script:
+# 30 s for the RDMA port, 120 s for iscsistart) and the mount
+VM_SAN_BOOT_TIMEOUT=${ISER_VM_SAN_BOOT_TIMEOUT:-300}
+
+# vm_san_check_tools: die naming the package of a missing host program the
+# boot-from-SAN rows need (on top of vm_check_tools)
+vm_san_check_tools() {
+	local missing="" pair cmd pkg
+	for pair in mkinitramfs:initramfs-tools lsinitramfs:initramfs-tools \
+		iscsistart:open-iscsi mke2fs:e2fsprogs debugfs:e2fsprogs \
+		e2fsck:e2fsprogs dpkg-buildpackage:dpkg-dev dh:debhelper \
+		dh_dkms:dh-dkms rsync:rsync zstd:zstd; do
+		cmd=${pair%%:*}
+		pkg=${pair#*:}
+		PATH=/usr/sbin:/usr/bin:/sbin:/bin command -v "$cmd" >/dev/null 2>&1 ||
+			missing="$missing $pkg($cmd)"
+	done
+	[ -z "$missing" ] ||
+		vm_die "missing host packages for the boot-from-SAN rows:$missing; install them (scripts/deps.sh)"
+}
+
+# vm_san_rootfs: build (or reuse) the root file system image
+# (sanboot/mkroot.sh) in build/vm/sanboot/root.img; print its path.
+# Rebuilt when the script, the root's init, busybox, open-iscsi or the
+# list of bad kernel log lines changed.  Status 1 (the reason on stderr)
+# when the build fails.
+vm_san_rootfs() {
+	local dir=$VM_OUT/sanboot key
+	key=$({
+		sha256sum "$VM_DIR/sanboot/mkroot.sh" "$VM_DIR/sanboot/rootinit.sh" \
+			/bin/busybox /sbin/iscsid /sbin/iscsiadm /etc/iscsi/iscsid.conf
+		grep '^VM_BAD_KLOG=' "$VM_DIR/guest/lib.sh"
+		echo "$VM_SAN_INITIATOR_IQN"
+	} | sha256sum | cut -d' ' -f1)
+	if [ -s "$dir/root.img" ] && [ "$(cat "$dir/root.key" 2>/dev/null)" = "$key" ]; then
+		echo "$dir/root.img"
+		return 0
+	fi
+	mkdir -p "$dir" || return 1
+	if ! "$VM_DIR/sanboot/mkroot.sh" "$dir/root.img" "$VM_SAN_INITIATOR_IQN" >"$dir/root.log" 2>&1; then
+		echo "building the root image failed: $(tail -n 2 "$dir/root.log" | paste -sd ' ' -) (log: $dir/root.log)" >&2
+		return 1
+	fi
+	echo "$key" >"$dir/root.key"
+	echo "$dir/root.img"
+}
+
+# vm_san_initrd RELEASE MODDIR: build (or reuse) the initramfs of
+# sanboot/mkinitrd.sh (mkinitramfs with the package's hook) in
+# build/vm/sanboot/RELEASE/initrd.img; print its path.  Rebuilt when the
+# package's sources, our modules, iscsistart or the kernel's modules
+# changed.  Status 1 (the reason on stderr) when the build fails.
+vm_san_initrd() {
+	local rel=$1 moddir=$2 dir=$VM_OUT/sanboot/$1 key
+	key=$({
+		echo "$rel"
+		(cd "$VM_REPO" && find initramfs debian VERSION dkms.conf scripts/make-deb.sh \
+			scripts/dkms-tree.sh -type f -print0 | sort -z | xargs -0 sha256sum)
+		sha256sum "$VM_DIR/sanboot/mkinitrd.sh" "$moddir/drivers/core/iser_dm.ko" \
+			"$moddir/drivers/initiator/ib_iser.ko" /sbin/iscsistart
+		stat -c '%n %s %Y' "/lib/modules/$rel/modules.dep"
+		echo "$VM_SAN_INITIATOR_IQN"
+	} 2>&1 | sha256sum | cut -d' ' -f1)
+	if [ -s "$dir/initrd.img" ] && [ "$(cat "$dir/initrd.key" 2>/dev/null)" = "$key" ]; then
+		echo "$dir/initrd.img"
+		return 0
+	fi
+	mkdir -p "$dir" || return 1
+	echo "$VM_PROG: $rel: building the boot-from-SAN initramfs (mkinitramfs, about a minute)" >&2
+	if ! nice -n 5 "$VM_DIR/sanboot/mkinitrd.sh" "$rel" "$dir/initrd.img" "$moddir" \
+		"$VM_SAN_INITIATOR_IQN" >"$dir/initrd.log" 2>&1; then
+		echo "building the initramfs failed: $(tail -n 2 "$dir/initrd.log" | paste -sd ' ' -) (log: $dir/initrd.log)" >&2
+		return 1
+	fi
+	echo "$key" >"$dir/initrd.key"
+	echo "$dir/initrd.img"
+}
+
+# vm_san_dracut RELEASE MODDIR: the same with dracut and the package's
+# dracut module (sanboot/mkdracut.sh), in
+# build/vm/sanboot/RELEASE/dracut.img.  Status 1 (the reason on stderr)
+# when the build fails, dracut not installed included.
+vm_san_dracut() {
+	local rel=$1 moddir=$2 dir=$VM_OUT/sanboot/$1 key
+	key=$({
+		echo "$rel"
+		(cd "$VM_REPO" && find initramfs/dracut debian VERSION dkms.conf scripts/make-deb.sh \
+			scripts/dkms-tree.sh -type f -print0 | sort -z | xargs -0 sha256sum)
+		sha256sum "$VM_DIR/sanboot/mkdracut.sh" "$moddir/drivers/core/iser_dm.ko" \
+			"$moddir/drivers/initiator/ib_iser.ko" /usr/sbin/iscsiadm /usr/bin/dracut
+		stat -c '%n %s %Y' "/lib/modules/$rel/modules.dep"
+	} 2>&1 | sha256sum | cut -d' ' -f1)
+	if [ -s "$dir/dracut.img" ] && [ "$(cat "$dir/dracut.key" 2>/dev/null)" = "$key" ]; then
+		echo "$dir/dracut.img"
+		return 0
+	fi
+	mkdir -p "$dir" || return 1
+	echo "$VM_PROG: $rel: building the boot-from-SAN dracut initramfs (about a minute)" >&2
+	if ! nice -n 5 "$VM_DIR/sanboot/mkdracut.sh" "$rel" "$dir/dracut.img" "$moddir" \
+		>"$dir/dracut.log" 2>&1; then
+		echo "building the dracut initramfs failed: $(tail -n 2 "$dir/dracut.log" | paste -sd ' ' -) (log: $dir/dracut.log)" >&2
+		return 1
+	fi
+	echo "$key" >"$dir/dracut.key"
+	echo "$dir/dracut.img"
+}
+
+# the progress lines of the booted root (sanboot/rootinit.sh): "WRITING"
+# tells the target guest to cut the link, "FLAP" that the writes across
+# the outage are done (flap mode)
+vm_san_line() {
+	case $1 in
+	WRITING*) echo "$1" >"$VM_SAN_SIG/.writing.tmp" && mv "$VM_SAN_SIG/.writing.tmp" "$VM_SAN_SIG/writing" ;;
+	FLAP*) echo "$1" >"$VM_SAN_SIG/.flapped.tmp" && mv "$VM_SAN_SIG/.flapped.tmp" "$VM_SAN_SIG/flapped" ;;
+	esac
+	[ -z "${VM_SAN_HANDLER:-}" ] || "$VM_SAN_HANDLER" "$1"
+}
+
+# vm_san_boot RELEASE JOBDIR ROW [LINE_HANDLER]
+#
+# Run one boot-from-SAN scenario (ROW: INITIATOR "ours@san", TARGET
+# "X@peer", BODY sanboot [--flap SECONDS]).  The target guest is booted as
+# in vm_pair_boot and runs the body (scenarios/sanboot.sh), which serves
+# JOBDIR/NAME.sig/root.img (a copy of vm_san_rootfs's image) as LUN 0 of
+# $VM_SAN_TARGET_IQN over iSER and signals "ready".  Then the initiator
+# guest boots twice from vm_san_initrd's initramfs, without the 9p shares:
+# root=iscsi:... on the kernel command line, ip= for the network.  Boot 1
+# writes a marker and reboots (qemu's -no-reboot ends it; the host starts
+# the same guest again, same kernel, initramfs, NIC and disk), boot 2
+# must find the marker.  Each boot's files are in JOBDIR/NAME.bootN/
+# (console.log, progress, qemu.log, state, state-reason); the target
+# guest's as in vm_pair_boot.  After the boots the host writes the marker
+# it saw (NAME.sig/token) and "done"; the target guest then checks its
+# copy of the image and the logins it accepted, and tears down.
+# Sets VM_SAN_ERR (a set-up failure, empty if none), VM_SAN_BOOTS (how
+# many boots ran), VM_PEER_STATE, VM_PEER_REASON.
+# shellcheck disable=SC2034 # VM_SAN_BOOTS, VM_PEER_* are for the caller
+vm_san_boot() {
+	local rel=$1 job=$2 row=$3 name ini tgt def tmo body rest mode=plain flap=0 dracut=0
+	local pjob sig port hard phard ppid n state root initrd b bj token moddir a
+	local save_cpus=$VM_CPUS save_mem=$VM_MEM save_bt=$VM_BOOT_TIMEOUT save_slack=$VM_SCENARIO_SLACK
+	read -r name ini tgt def tmo body rest <<<"$row"
+	pjob=$job/$name.peer
+	sig=$job/$name.sig
+	rm -rf "$pjob" "$sig" "${job:?}/$name" "$job/$name".boot[0-9]
+	mkdir -p "$pjob" "$sig" "$job/$name" || vm_die "cannot create $pjob"
+	VM_SAN_ERR=""
+	VM_SAN_BOOTS=0
+	VM_PEER_STATE=""
+	VM_PEER_REASON=""
+	# shellcheck disable=SC2086
+	set -- $rest
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--flap) mode=flap; flap=${2:-}; shift ;;
+		--dracut) dracut=1 ;;
+		esac
+		shift
+	done
+	moddir=${ISER_VM_MODDIR:-$VM_REPO/build/$rel}
+	if [ $dracut = 1 ]; then
+		initrd=vm_san_dracut
+	else
+		initrd=vm_san_initrd
+	fi
+	if ! root=$(vm_san_rootfs 2>"$sig/prep.err") ||
+		! initrd=$($initrd "$rel" "$moddir" 2>"$sig/prep.err"); then
+		VM_SAN_ERR="set-up: $(cat "$sig/prep.err")"
+		return 0
+	fi
+	cp "$root" "$sig/root.img" || { VM_SAN_ERR="set-up: cannot copy $root"; return 0; }
+	port=$(vm_free_port) || vm_die "no free TCP port on 127.0.0.1 for the guests' link"
+	echo "$name none ${tgt%@peer} $def $((tmo + VM_PAIR_EXTRA)) $body $rest" >"$pjob/job.list"
+	cp "$job/job.env" "$pjob/job.env" 2>/dev/null
+	hard=$((VM_SAN_BOOT_TIMEOUT + tmo + 60))
+	phard=$((VM_BOOT_TIMEOUT + 300 + 2 * hard + VM_PAIR_EXTRA + VM_PAIR_GRACE))
+	VM_CPUS=$VM_PAIR_CPUS
+	VM_MEM=$VM_PAIR_MEM
+	(
+		VM_QEMU_EXTRA=(-netdev "socket,id=n1,listen=127.0.0.1:$port"
+			-device "virtio-net-pci,netdev=n1,mac=52:54:00:12:78:01")
+		VM_APPEND_EXTRA="iser_vm.role=target iser_vm.sig=$sig"
+		vm_boot "$rel" "$pjob" "$phard" ""
+		state=$VM_STATE
+		[ -e "$sig/killed" ] && state=killed
+		echo "$state" >"$pjob/state"
+		if [ "$state" = killed ]; then
+			echo "did not finish within ${VM_PAIR_GRACE}s after the initiator guest, killed" >"$pjob/state-reason"
+		else
+			vm_state_reason "$pjob" >"$pjob/state-reason"
+		fi
+		: >"$sig/peer-gone"
+	) &
+	ppid=$!
+	# the target must serve the LUN before the initiator guest boots
+	n=0
+	while [ ! -e "$sig/ready" ]; do
+		kill -0 "$ppid" 2>/dev/null || break
+		n=$((n + 1))
+		[ $n -lt 400 ] || break
+		sleep 1
+	done
+	if [ ! -e "$sig/ready" ]; then
+		if kill -0 "$ppid" 2>/dev/null; then
+			VM_SAN_ERR="the target guest did not serve the root LUN within 400 s"
+		else
+			VM_SAN_ERR="the target guest stopped before it served the root LUN"
+		fi
+	else
+		VM_SAN_SIG=$sig
+		VM_SAN_HANDLER=${4:-}
+		for b in 1 2; do
+			bj=$job/$name.boot$b
+			mkdir -p "$bj"
+			VM_QEMU_EXTRA=(-netdev "socket,id=n1,connect=127.0.0.1:$port"
+				-device "virtio-net-pci,netdev=n1,mac=52:54:00:12:78:02")
+			VM_BOOT_INITRD=$initrd
+			VM_BOOT_SHARES=0
+			# initramfs-tools: ip= of klibc's ipconfig, the rest from
+			# iscsi.initramfs; dracut: its own ip= and rd.* options,
+			# rd.emergency=reboot so that a failure ends the boot
+			if [ $dracut = 1 ]; then
+				a="ip=$VM_SAN_INI_IP:::255.255.255.0:iser-san:eth0:none rd.neednet=1 rd.iscsi.initiator=$VM_SAN_INITIATOR_IQN rd.iscsi.transport=iser rd.iser.rxe=eth0 rd.shell=0 rd.emergency=reboot"
+			else
+				a="ip=$VM_SAN_INI_IP::::iser-san:eth0:off"
+			fi
+			VM_BOOT_CMDLINE="console=ttyS0,115200 panic=-1 mitigations=off log_buf_len=$VM_LOG_BUF_LEN printk.devkmsg=on net.ifnames=0 $a root=iscsi:$VM_SAN_TGT_IP::3260:0:$VM_SAN_TARGET_IQN iser_san.boot=$b iser_san.mode=$mode iser_san.flap=$((flap + 40)) ${ISER_VM_APPEND:-}"
+			VM_BOOT_TIMEOUT=$VM_SAN_BOOT_TIMEOUT
+			VM_SCENARIO_SLACK=$((tmo + 60))
+			vm_boot "$rel" "$bj" "$hard" vm_san_line
+			VM_SAN_BOOTS=$b
+			echo "$VM_STATE" >"$bj/state"
+			vm_state_reason "$bj" >"$bj/state-reason"
+			VM_BOOT_TIMEOUT=$save_bt
+			VM_SCENARIO_SLACK=$save_slack
+			[ "$VM_STATE" = "done" ] || break
+			# boot 2 looks for what boot 1 wrote
+			grep -aq '^@@ MARKER wrote ' "$bj/progress" || break
+		done
+		unset VM_BOOT_INITRD VM_BOOT_SHARES VM_BOOT_CMDLINE VM_SAN_SIG VM_SAN_HANDLER
+	fi
+	VM_QEMU_EXTRA=()
+	VM_CPUS=$save_cpus
+	VM_MEM=$save_mem
+	token=$(sed -n 's/^@@ MARKER wrote \([^ \r]*\).*/\1/p' "$job/$name.boot1/progress" 2>/dev/null | head -n 1)
+	echo "$token" >"$sig/token"
+	echo "$VM_SAN_BOOTS" >"$sig/boots"
+	[ -e "$sig/done" ] || echo "STOPPED after $VM_SAN_BOOTS boot(s)" >"$sig/done"
 	n=0
 	while kill -0 "$ppid" 2>/dev/null; do
 		n=$((n + 1))

@@ -1,0 +1,130 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Boot from SAN, the target guest's half (INITIATOR "ours@san", TARGET
+# "X@peer" in scenarios.list; host.sh vm_san_boot boots the initiator
+# guest, which runs no body of its own):
+#   sanboot [--flap SECONDS] [--dracut]
+# Serves the root file system image the host put in the signal directory
+# (root.img, from tests/vm/sanboot/mkroot.sh) as LUN 0 of a target with an
+# iSER portal on the link, signals "ready", and waits until the host
+# writes "done" (the initiator guest booted from it twice, or failed).
+# Then, unless the boots already failed, judges its side:
+#   - the target accepted a login for each boot of the initiator guest
+#     (fabric_statistics/iscsi_login_stats/accepts), and with --flap one
+#     between the outage and the end of the initiator's writes;
+#   - its copy of the image holds the marker the initiator guest reported
+#     writing in its first boot (debugfs reads the file system itself) and
+#     e2fsck finds the file system clean.
+# --flap SECONDS: when the initiator guest's booted root starts writing
+# (the host relays its "WRITING" line as the signal "writing"), this
+# guest drops every frame at its NIC for SECONDS (netem loss 100% out, a
+# drop action in), with the initiator's address pinned in its neighbour
+# table, and checks that rxe0 received nothing meanwhile.
+
+flap=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	--flap) flap=${2:-}; shift ;;
+	--dracut) ;; # the initiator guest's initramfs: the host's business
+	*) vm_fail "sanboot.sh: bad argument $1" ;;
+	esac
+	shift
+done
+[ "${VM_PEER_ROLE:-}" = target ] ||
+	vm_fail "sanboot.sh runs in the target guest of a boot-from-SAN row (INITIATOR X@san, TARGET X@peer)"
+case $flap in
+'' | *[!0-9]*) vm_fail "sanboot.sh: --flap needs a number of seconds, not '$flap'" ;;
+esac
+
+SAN_TARGET_IQN=iqn.2003-01.org.linux-iscsi.iser-vm:sanroot
+SAN_INITIATOR_IQN=iqn.2004-10.org.debian:iser-san
+img=/tmp/sanroot.img
+[ -s "$VM_PEER_SIG/root.img" ] || vm_fail "no root image from the host ($VM_PEER_SIG/root.img)"
+vm_must cp "$VM_PEER_SIG/root.img" "$img"
+
+vm_rxe_up
+vm_load_roles
+t=/iscsi/$SAN_TARGET_IQN/tpg1
+vm_tcli "/backstores/fileio create name=sanroot file_or_dev=$img write_back=false" \
+	"/iscsi create $SAN_TARGET_IQN" \
+	"$t/luns create /backstores/fileio/sanroot" \
+	"$t/portals create $VM_TGT_IP $VM_ISER_PORT" \
+	"$t/portals/$VM_TGT_IP:$VM_ISER_PORT enable_iser true" \
+	"$t/acls create $SAN_INITIATOR_IQN" \
+	"$t set attribute authentication=0"
+tpg=/sys/kernel/config/target/iscsi/$SAN_TARGET_IQN/tpgt_1
+[ "$(cat "$tpg/np/$VM_TGT_IP:$VM_ISER_PORT/iser" 2>/dev/null)" = 1 ] ||
+	vm_fail "target: portal $VM_TGT_IP:$VM_ISER_PORT is not an iSER portal in configfs"
+stats=/sys/kernel/config/target/iscsi/$SAN_TARGET_IQN/fabric_statistics/iscsi_login_stats
+vm_peer_signal ready
+
+rcvd_pkts() {
+	cat /sys/class/infiniband/rxe0/ports/1/hw_counters/rcvd_pkts 2>/dev/null
+}
+rx_cut="" rx_end=""
+if [ "$flap" -gt 0 ]; then
+	nic=$(vm_peer_nic)
+	# until the initiator guest's root writes, or the host says it is over
+	while [ ! -e "$VM_PEER_SIG/writing" ] && [ ! -e "$VM_PEER_SIG/done" ]; do
+		sleep 1
+	done
+	if [ -e "$VM_PEER_SIG/writing" ]; then
+		sleep 3
+		imac=$(ip neigh show "$VM_INI_IP" dev "$nic" | awk '{ for (i = 1; i < NF; i++) if ($i == "lladdr") print $(i + 1) }')
+		[ -n "$imac" ] || imac=52:54:00:12:78:02
+		ip neigh replace "$VM_INI_IP" lladdr "$imac" dev "$nic" nud permanent
+		trap 'tc qdisc del dev "$nic" root 2>/dev/null; tc qdisc del dev "$nic" ingress 2>/dev/null' EXIT
+		vm_log "$nic drops everything for $flap s (neighbour $VM_INI_IP pinned at $imac)"
+		acc_cut=$(cat "$stats/accepts" 2>/dev/null)
+		vm_must tc qdisc add dev "$nic" root netem loss 100%
+		vm_must tc qdisc add dev "$nic" ingress
+		vm_must tc filter add dev "$nic" parent ffff: matchall action drop
+		sleep 2
+		rx_cut=$(rcvd_pkts)
+		sleep $((flap - 2))
+		rx_end=$(rcvd_pkts)
+		tc qdisc del dev "$nic" root
+		tc qdisc del dev "$nic" ingress
+		trap - EXIT
+		ip neigh replace "$VM_INI_IP" lladdr "$imac" dev "$nic" nud reachable
+		vm_log "$nic passes frames again; rcvd_pkts $rx_cut, then $rx_end during the outage"
+		# the initiator's root reports "FLAP" once its writes are
+		# done: the session must have logged in again by then
+		while [ ! -e "$VM_PEER_SIG/flapped" ] && [ ! -e "$VM_PEER_SIG/done" ]; do
+			sleep 1
+		done
+		acc_flap=$(cat "$stats/accepts" 2>/dev/null)
+		vm_log "logins accepted: ${acc_cut:-?} when the link was cut, ${acc_flap:-?} after the writes"
+	fi
+fi
+
+# the host writes "done" after the initiator guest's last boot
+vm_peer_wait "done" 100000
+result=$(cat "$VM_PEER_SIG/done" 2>/dev/null)
+token=$(cat "$VM_PEER_SIG/token" 2>/dev/null)
+boots=$(cat "$VM_PEER_SIG/boots" 2>/dev/null)
+accepts=$(cat "$stats/accepts" 2>/dev/null)
+vm_log "initiator guest: $result; boots $boots; marker '$token'; logins accepted ${accepts:-?}"
+dmesg | grep -iE 'isert|iscsi|login|reinstat' | tail -n 20
+[ -n "$token" ] || vm_fail "the initiator guest reported no marker (its boot failed; see its result)"
+# (each boot logs in twice: iscsistart in the initramfs, then iscsid
+# when it takes the session over in the booted root)
+[ "${accepts:-0}" -ge "$boots" ] ||
+	vm_fail "the target accepted ${accepts:-no} login(s) for $boots boot(s)"
+got=$(debugfs -R "cat /var/lib/iser-san/marker" "$img" 2>/dev/null)
+vm_log "marker in the LUN's image: '$got'"
+[ "$got" = "$token" ] ||
+	vm_fail "the LUN's image holds marker '$got', the initiator guest wrote '$token'"
+fsck=$(e2fsck -fn "$img" 2>&1) || vm_fail "e2fsck -fn finds the root file system damaged: $(echo "$fsck" | tail -n 3 | paste -sd ' ' -)"
+vm_log "e2fsck: $(echo "$fsck" | tail -n 1)"
+if [ "$flap" -gt 0 ]; then
+	if [ -z "$rx_cut" ] || [ -z "$rx_end" ]; then
+		vm_fail "the link was never cut: the initiator guest's root did not report writing"
+	fi
+	[ "$rx_cut" = "$rx_end" ] ||
+		vm_fail "rxe0 received $((rx_end - rx_cut)) packets while the link was cut"
+	[ -n "${acc_flap:-}" ] && [ "$acc_flap" -gt "${acc_cut:-0}" ] ||
+		vm_fail "the target accepted no login between the outage and the end of the writes (${acc_cut:-?}, then ${acc_flap:-?}): the connection was not replaced"
+fi
+rm -f "$img"
