@@ -876,6 +876,46 @@ fail:
 /* LIO callbacks                                                      */
 /* ------------------------------------------------------------------ */
 
+/*
+ * LIO's core completes an aborted command (target_abort_work()) without
+ * transport_complete_task_attr(), which it runs for every other
+ * completion: a SIMPLE or HEAD OF QUEUE command that ran leaves the LUN's
+ * count of running commands one too high, an ORDERED one leaves its
+ * ordered_sync_in_progress set, and from then on an ORDERED command on that
+ * LUN, and every command behind it, waits on its delayed list for ever
+ * (6.1 and 6.12; found by iser_ffp -m random, ffp-hostile's ordabort).
+ * The abort reaches the transport only here (ist_aborted_task(), or a
+ * TASK ABORTED status when the abort came from another I_T nexus): do the
+ * bookkeeping LIO skipped, as transport_complete_task_attr() does it, once
+ * (SCF_TASK_ATTR_SET says it is still owed).
+ */
+static void ist_abort_task_attr(struct se_cmd *se_cmd)
+{
+	struct se_device *dev = se_cmd->se_dev;
+
+	if (!dev || !(se_cmd->transport_state & CMD_T_ABORTED) ||
+	    !(se_cmd->se_cmd_flags & SCF_TASK_ATTR_SET))
+		return;
+	switch (se_cmd->sam_task_attr) {
+	case TCM_SIMPLE_TAG:
+	case TCM_HEAD_TAG:
+		atomic_dec_mb(&dev->non_ordered);
+		break;
+	case TCM_ORDERED_TAG:
+		spin_lock(&dev->delayed_cmd_lock);
+		dev->ordered_sync_in_progress = false;
+		spin_unlock(&dev->delayed_cmd_lock);
+		break;
+	default:
+		break;
+	}
+	se_cmd->se_cmd_flags &= ~SCF_TASK_ATTR_SET;
+	pr_info_ratelimited("ITT 0x%08x: aborted after it ran; released its place in the LUN's task order, which the target core keeps\n",
+			    be32_to_cpu((__force __be32)(u32)se_cmd->tag));
+	if (atomic_read(&dev->delayed_cmd_count) > 0)
+		schedule_work(&dev->delayed_cmd_work);
+}
+
 int ist_queue_status(struct iscsit_conn *conn, struct iscsit_cmd *cmd)
 {
 	struct ist_cmd *icmd = iscsit_priv_cmd(cmd);
@@ -885,6 +925,8 @@ int ist_queue_status(struct iscsit_conn *conn, struct iscsit_cmd *cmd)
 	void *data = NULL;
 	u32 len = 0;
 
+	/* TASK ABORTED for an abort from another I_T nexus (TAS) */
+	ist_abort_task_attr(se_cmd);
 	iscsit_build_rsp_pdu(cmd, conn, true, hdr);
 	if (se_cmd->sense_buffer && icmd->tx.premapped &&
 	    (se_cmd->se_cmd_flags &
@@ -1213,6 +1255,7 @@ void ist_aborted_task(struct iscsit_conn *conn, struct iscsit_cmd *cmd)
 {
 	struct ist_cmd *icmd = iscsit_priv_cmd(cmd);
 
+	ist_abort_task_attr(&cmd->se_cmd);
 	ist_unlink_cmd(conn, cmd);
 	if (cmd->data_direction == DMA_TO_DEVICE)
 		iscsit_stop_dataout_timer(cmd);

@@ -421,6 +421,42 @@ vm_target_setup() {
 	vm_log "target ready: $VM_TARGET_IQN, $bs, iSER $VM_TGT_IP:$VM_ISER_PORT, TCP :$VM_TCP_PORT"
 }
 
+# vm_slow_lun DELAY_MS: LUN 1 of vm_target_setup's target, a block
+# backstore "slow" on a dm-delay device (isdm_slow, over a loop device on
+# a tmpfs file of $VM_LUN_SIZE) that delays every I/O by DELAY_MS, mapped
+# in the ACL. vm_slow_lun_delay MS changes the delay; vm_slow_lun_remove
+# (the scenario's EXIT trap) clears LIO and removes both devices.
+vm_slow_lun_table() {
+	echo "0 $(blockdev --getsz "$VM_SLOW_LOOP") delay $VM_SLOW_LOOP 0 $1"
+}
+vm_slow_lun() {
+	local t=/iscsi/$VM_TARGET_IQN/tpg1
+	local c=/sys/kernel/config/target/iscsi/$VM_TARGET_IQN/tpgt_1
+	vm_must modprobe loop
+	vm_must modprobe dm_delay
+	vm_must truncate -s "$VM_LUN_SIZE" /tmp/slow.img
+	VM_SLOW_LOOP=$(losetup -f --show /tmp/slow.img) || vm_fail "losetup failed"
+	vm_must dmsetup create --noudevsync isdm_slow --table "$(vm_slow_lun_table "$1")"
+	# no udev in the guest: dmsetup makes the node itself
+	vm_must dmsetup mknodes isdm_slow
+	[ -b /dev/mapper/isdm_slow ] || vm_fail "/dev/mapper/isdm_slow missing after dmsetup mknodes"
+	vm_tcli "/backstores/block create name=slow dev=/dev/mapper/isdm_slow" \
+		"$t/luns create /backstores/block/slow"
+	[ -d "$c/lun/lun_1" ] || vm_fail "target: LUN 1 (block on dm-delay) missing in configfs"
+	[ -d "$c/acls/$VM_INITIATOR_IQN/lun_1" ] || vm_fail "target: LUN 1 not mapped in the ACL"
+}
+vm_slow_lun_delay() {
+	vm_must dmsetup suspend --noudevsync isdm_slow
+	vm_must dmsetup load isdm_slow --table "$(vm_slow_lun_table "$1")"
+	vm_must dmsetup resume --noudevsync isdm_slow
+}
+vm_slow_lun_remove() {
+	timeout 60 targetcli clearconfig confirm=True >/dev/null 2>&1
+	dmsetup remove --noudevsync isdm_slow >/dev/null 2>&1
+	[ -z "${VM_SLOW_LOOP:-}" ] || losetup -d "$VM_SLOW_LOOP" >/dev/null 2>&1
+	rm -f /tmp/slow.img
+}
+
 # vm_target_add IQN SIZE: a second target IQN beside vm_target_setup's, on
 # the same iSER portal, its own ramdisk lun1 of SIZE, the ACL of
 # $VM_INITIATOR_IQN, no authentication

@@ -19,36 +19,9 @@
 
 vm_rxe_up
 vm_load_roles
-vm_must modprobe loop
-vm_must modprobe dm_delay
-vm_must truncate -s "$VM_LUN_SIZE" /tmp/slow.img
-loopdev=$(losetup -f --show /tmp/slow.img) || vm_fail "losetup failed"
-sectors=$(blockdev --getsz "$loopdev")
-dm_table() { # DELAY_MS
-	echo "0 $sectors delay $loopdev 0 $1"
-}
-vm_must dmsetup create --noudevsync isdm_slow --table "$(dm_table 0)"
-# no udev in the guest: dmsetup makes the node itself
-vm_must dmsetup mknodes isdm_slow
-[ -b /dev/mapper/isdm_slow ] || vm_fail "/dev/mapper/isdm_slow missing after dmsetup mknodes"
-# the dm device and the loop device go away even when the scenario fails;
-# vm_teardown only knows LIO, so clean up after targetcli clearconfig here
-abort_cleanup() {
-	timeout 60 targetcli clearconfig confirm=True >/dev/null 2>&1
-	dmsetup remove --noudevsync isdm_slow >/dev/null 2>&1
-	losetup -d "$loopdev" >/dev/null 2>&1
-	rm -f /tmp/slow.img
-}
-trap abort_cleanup EXIT
-
 vm_target_setup
-t=/iscsi/$VM_TARGET_IQN/tpg1
-vm_tcli "/backstores/block create name=slow dev=/dev/mapper/isdm_slow" \
-	"$t/luns create /backstores/block/slow"
-[ -d "/sys/kernel/config/target/iscsi/$VM_TARGET_IQN/tpgt_1/lun/lun_1" ] ||
-	vm_fail "target: LUN 1 (block on dm-delay) missing in configfs"
-[ -d "/sys/kernel/config/target/iscsi/$VM_TARGET_IQN/tpgt_1/acls/$VM_INITIATOR_IQN/lun_1" ] ||
-	vm_fail "target: LUN 1 not mapped in the ACL"
+vm_slow_lun 0
+trap vm_slow_lun_remove EXIT
 vm_iscsid_start
 vm_discover >/dev/null 2>&1 || vm_fail "SendTargets discovery failed"
 vm_node_new
@@ -74,9 +47,7 @@ printf '%s\n' '[before]' 'rw=randwrite' 'bs=16k' 'iodepth=8' 'size=8M' |
 # 2. a read that outlives the SCSI timeout
 vm_must sh -c "echo 5 >/sys/block/$sd/device/timeout"
 tmo0=$(($(cat "/sys/block/$sd/device/iotmo_cnt")))
-vm_must dmsetup suspend --noudevsync isdm_slow
-vm_must dmsetup load isdm_slow --table "$(dm_table 60000)"
-vm_must dmsetup resume --noudevsync isdm_slow
+vm_slow_lun_delay 60000
 vm_log "dm-delay: 60 s, SCSI timeout 5 s"
 dd if="$dev" of=/dev/null bs=4k count=1 skip=4000 iflag=direct 2>/tmp/dd.err &
 ddpid=$!
@@ -86,9 +57,7 @@ vm_wait 50 task_found ||
 vm_scen_dmesg | grep -E 'ABORT_TASK' | head -n 2
 # remove the delay: the backend completes the aborted read, LIO answers
 # the abort, the midlayer retries the read
-vm_must dmsetup suspend --noudevsync isdm_slow
-vm_must dmsetup load isdm_slow --table "$(dm_table 0)"
-vm_must dmsetup resume --noudevsync isdm_slow
+vm_slow_lun_delay 0
 vm_wait 60 sh -c "! kill -0 $ddpid" || vm_fail "the read did not finish 60 s after the delay was removed"
 wait "$ddpid" || vm_fail "the read failed after the abort: $(cat /tmp/dd.err)"
 vm_scen_dmesg | grep -E 'ABORT_TASK: Sending' | head -n 1

@@ -130,6 +130,17 @@
  *            must refuse it before LIO sees it (closed=yes, no status,
  *            read_data=untouched: nothing was written into the buffer);
  *            then a new login, which must work
+ *   ordabort on LUN 1, a LUN whose every I/O the backend delays (the
+ *            scenario makes it, e.g. 2 s): a SIMPLE READ(10), an ORDERED
+ *            READ(10) behind it (LIO holds it on the LUN's delayed list
+ *            while the SIMPLE one runs), an ABORT TASK for the ORDERED
+ *            one, then a second ORDERED READ(10): each READ of 8 blocks
+ *            with a Read STag. LIO runs the aborted ORDERED READ once the
+ *            SIMPLE one is done and completes it without its task
+ *            attribute bookkeeping, which left the LUN's ordered flag set:
+ *            the second ORDERED READ then waited for ever. Appends
+ *            " first=0xSS abort=0xRR second=0xSS" (SCSI status, TMF
+ *            response, or none when nothing came within 20 s)
  *   bigio    not hostile, only large: READ CAPACITY, then a WRITE(10) of
  *            as many blocks as fit in 32 MiB (at most 65535) from LBA 0,
  *            all of it fetched by the target with RDMA Reads (no
@@ -251,7 +262,7 @@ enum mode {
 	AHS0, AHSOVER, AHSTYPE, AHSNOP, AHSSHORT, CDBLONG, ECDB, BIDI, IMMF1,
 	GAP, AFTERFAIL, OVERRUN, DOBIG, DOSENSE, DOGAP, NOPTTT, TMFSEQ, DROPMID,
 	BIGIO, BIGQ, SHORTW, SHORTR, RANDOM, HELLOVER, HELLOBAD, HELLOLEN,
-	HELLO2, LOGOUTBAD, GAPRESET, DOSHORT, READIMM,
+	HELLO2, LOGOUTBAD, GAPRESET, DOSHORT, READIMM, ORDABORT,
 };
 
 static const char *const mode_names[] = {
@@ -261,6 +272,7 @@ static const char *const mode_names[] = {
 	"dobig", "dosense", "dogap", "nopttt", "tmfseq", "dropmid",
 	"bigio", "bigq", "shortw", "shortr", "random", "hellover", "hellobad",
 	"hellolen", "hello2", "logoutbad", "gapreset", "doshort", "readimm",
+	"ordabort",
 };
 
 static struct itool t;
@@ -651,6 +663,109 @@ static uint32_t scsi_pdu(enum mode mode)
 }
 
 /* Send the PDU of @mode and note what came back. */
+static unsigned char obuf[3 * 4096];	/* ordabort's Read STags name it */
+static struct ibv_mr *obuf_mr;
+static int ord_first = -1, ord_abort = -1, ord_second = -1;
+
+/* a READ(10) of 8 blocks of LUN 1 into obuf + @off, task attribute @attr */
+static int ord_read(uint32_t itt, unsigned char attr, uint32_t off)
+{
+	uint64_t va = (uintptr_t)obuf + off;
+	unsigned char *bhs;
+
+	bhs = pdu_start(ISDM_OP_SCSI_CMD,
+			ISDM_BHS_FINAL | ISDM_BHS_CMD_READ | attr, 0);
+	t.tx_buf[0] |= ISDM_CTRL_RSV;
+	itool_put_be32(t.tx_buf + 16, obuf_mr->rkey);
+	itool_put_be32(t.tx_buf + 20, va >> 32);
+	itool_put_be32(t.tx_buf + 24, va);
+	bhs[9] = 1;				/* LUN 1 */
+	itool_put_be32(bhs + 16, itt);
+	itool_put_be32(bhs + 20, 4096);
+	itool_put_be32(bhs + 24, cmd_sn++);
+	itool_put_be32(bhs + 28, exp_stat_sn);
+	bhs[32] = 0x28;
+	itool_put_be32(bhs + 32 + 2, 8 * (itt & 0xff));
+	bhs[32 + 8] = 8;
+	return send_buf(HDR);
+}
+
+/*
+ * Wait up to @sec seconds until each of @want (ITTs, 0 = done) has its
+ * answer: a SCSI Response's status or a TMF Response's response into the
+ * matching slot of @res.
+ */
+static void ord_wait(const uint32_t *want, int *const *res, int n, int sec)
+{
+	double end = itool_now() + sec;
+	unsigned char *msg, *bhs;
+	int len, i, left = n;
+
+	while (left && itool_now() < end) {
+		len = itool_recv(&t, &msg, end - itool_now());
+		if (len < HDR)
+			return;
+		bhs = msg + ISDM_HDR_LEN_EXT;
+		if ((bhs[0] & ISDM_BHS_OPCODE_MASK) != ISDM_OP_SCSI_RSP &&
+		    (bhs[0] & ISDM_BHS_OPCODE_MASK) != ISDM_OP_TMF_RSP)
+			continue;
+		exp_stat_sn = itool_get_be32(bhs + 24) + 1;
+		for (i = 0; i < n; i++) {
+			if (*res[i] >= 0 || itool_get_be32(bhs + 16) != want[i])
+				continue;
+			*res[i] = (bhs[0] & ISDM_BHS_OPCODE_MASK) ==
+				  ISDM_OP_SCSI_RSP ? bhs[3] : bhs[2];
+			left--;
+		}
+	}
+}
+
+static void ordabort(void)
+{
+	static const uint32_t w1[] = { 0x5d00, 0x5d02 }, w2[] = { 0x5d03 };
+	int *const r1[] = { &ord_first, &ord_abort }, *const r2[] = {
+		&ord_second };
+	uint32_t ref_sn;
+	unsigned char *bhs;
+
+	obuf_mr = ibv_reg_mr(t.pd, obuf, sizeof(obuf),
+			     IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	if (!obuf_mr)
+		return;
+	/* SIMPLE (attribute 1), then ORDERED (2) behind it */
+	if (ord_read(0x5d00, 1, 0))
+		return;
+	usleep(200000);
+	ref_sn = cmd_sn;
+	if (ord_read(0x5d01, 2, 4096))
+		return;
+	usleep(200000);
+	/* ABORT TASK for the ORDERED READ, immediate */
+	bhs = pdu_start(ISDM_OP_TMF_REQ | ISDM_BHS_IMMEDIATE,
+			ISDM_BHS_FINAL | 1, 0);
+	bhs[9] = 1;
+	itool_put_be32(bhs + 16, 0x5d02);
+	itool_put_be32(bhs + 20, 0x5d01);
+	itool_put_be32(bhs + 24, cmd_sn);
+	itool_put_be32(bhs + 28, exp_stat_sn);
+	itool_put_be32(bhs + 32, ref_sn);
+	if (send_buf(HDR))
+		return;
+	ord_wait(w1, r1, 2, 20);
+	/* a second ORDERED READ: it must run */
+	if (ord_read(0x5d03, 2, 8192))
+		return;
+	ord_wait(w2, r2, 1, 20);
+}
+
+static void ord_status(char *buf, size_t size, int v)
+{
+	if (v < 0)
+		snprintf(buf, size, "none");
+	else
+		snprintf(buf, size, "0x%02x", v);
+}
+
 static void offend(enum mode mode)
 {
 	unsigned char *bhs, *msg;
@@ -874,6 +989,9 @@ static void offend(enum mode mode)
 				rbuf_written = 1;
 		return;
 	}
+	case ORDABORT:
+		ordabort();
+		return;
 	case AFTERFAIL:
 		/* a reserved opcode, and right behind it a command to LUN 5 */
 		bhs = pdu_start(0x0f, ISDM_BHS_FINAL, 0);
@@ -2097,7 +2215,7 @@ int main(int argc, char **argv)
 	}
 	/* its buffer is a plain MR: decline Send with Invalidate */
 	if (mode == BIGIO || mode == BIGQ || mode == SHORTW ||
-	    mode == SHORTR || mode == READIMM)
+	    mode == SHORTR || mode == READIMM || mode == ORDABORT)
 		nr_rx = ITOOL_MAX_RX;
 	if (mode == RANDOM) {
 		if (!target_name) {
@@ -2148,6 +2266,14 @@ int main(int argc, char **argv)
 	printf("%s", big);
 	if (mode == READIMM)
 		printf(" read_data=%s", rbuf_written ? "written" : "untouched");
+	if (mode == ORDABORT) {
+		char a[16], b[16], c[16];
+
+		ord_status(a, sizeof(a), ord_first);
+		ord_status(b, sizeof(b), ord_abort);
+		ord_status(c, sizeof(c), ord_second);
+		printf(" first=%s abort=%s second=%s", a, b, c);
+	}
 	if (mode == GAP || mode == AFTERFAIL || mode == OVERRUN ||
 	    mode == DOBIG || mode == DOGAP || mode == TMFSEQ ||
 	    mode == GAPRESET || mode == DOSHORT || mode == READIMM ||
