@@ -421,6 +421,14 @@ vm_target_setup() {
 	vm_log "target ready: $VM_TARGET_IQN, $bs, iSER $VM_TGT_IP:$VM_ISER_PORT, TCP :$VM_TCP_PORT"
 }
 
+# vm_acl_idle: LIO's ACL of our initiator on vm_target_setup's target
+# shows no session (for vm_wait: the target released every session of a
+# peer that went away)
+vm_acl_idle() {
+	grep -q 'No active iSCSI Session' \
+		"/sys/kernel/config/target/iscsi/$VM_TARGET_IQN/tpgt_1/acls/$VM_INITIATOR_IQN/info"
+}
+
 # vm_slow_lun DELAY_MS: LUN 1 of vm_target_setup's target, a block
 # backstore "slow" on a dm-delay device (isdm_slow, over a loop device on
 # a tmpfs file of $VM_LUN_SIZE) that delays every I/O by DELAY_MS, mapped

@@ -174,10 +174,6 @@ ffp_run() { # MODE REGEX [TOOL ARGS]: one connection; its summary must match REG
 		fails+="iser_ffp -m $mode: expected /$re/, got: $out; "
 	fi
 }
-ffp_acl_idle() {
-	grep -q 'No active iSCSI Session' \
-		"/sys/kernel/config/target/iscsi/$VM_TARGET_IQN/tpgt_1/acls/$VM_INITIATOR_IQN/info"
-}
 ffp_run nop 'login=ok hello_reply=none reject=none nop_in=yes closed=no'
 ffp_run hello 'login=ok hello_reply=ok reject=none nop_in=yes closed=no'
 ffp_run hellover 'login=ok hello_reply=rejected reject=none nop_in=no closed=yes'
@@ -227,17 +223,17 @@ ffp_run dogap 'login=ok .*nop_in=no closed=yes .*relogin=ok' "${norm[@]}"
 ffp_run nopttt 'login=ok hello_reply=none reject=0x04 nop_in=yes closed=no' "${norm[@]}"
 ffp_run tmfseq 'login=ok .*nop_in=yes closed=no .*relogin=ok' "${norm[@]}"
 ffp_run gapreset 'login=ok .*nop_in=yes closed=no .*relogin=ok' "${norm[@]}"
-if want gapreset && [ "$VM_TARGET" != intree ] && ! vm_wait 30 ffp_acl_idle; then
+if want gapreset && [ "$VM_TARGET" != intree ] && ! vm_wait 30 vm_acl_idle; then
 	vm_log "FAILED: gapreset: a session is left: $(tr '\n' ' ' <"/sys/kernel/config/target/iscsi/$VM_TARGET_IQN/tpgt_1/acls/$VM_INITIATOR_IQN/info")"
 	fails+="gapreset: LIO still shows a session 30 s after the tool's last connection closed; "
 fi
 ffp_run doshort 'login=ok .*closed=no status=0x02 .*relogin=ok' "${norm[@]}"
-if want doshort && [ "$VM_TARGET" != intree ] && ! vm_wait 30 ffp_acl_idle; then
+if want doshort && [ "$VM_TARGET" != intree ] && ! vm_wait 30 vm_acl_idle; then
 	vm_log "FAILED: doshort: a session is left: $(tr '\n' ' ' <"/sys/kernel/config/target/iscsi/$VM_TARGET_IQN/tpgt_1/acls/$VM_INITIATOR_IQN/info")"
 	fails+="doshort: LIO still shows a session 30 s after the tool's last connection closed; "
 fi
 ffp_run readimm 'login=ok .*nop_in=no closed=yes status=none .*read_data=untouched relogin=ok' "${norm[@]}"
-if want readimm && [ "$VM_TARGET" != intree ] && ! vm_wait 30 ffp_acl_idle; then
+if want readimm && [ "$VM_TARGET" != intree ] && ! vm_wait 30 vm_acl_idle; then
 	vm_log "FAILED: readimm: a session is left: $(tr '\n' ' ' <"/sys/kernel/config/target/iscsi/$VM_TARGET_IQN/tpgt_1/acls/$VM_INITIATOR_IQN/info")"
 	fails+="readimm: LIO still shows a session 30 s after the tool's last connection closed; "
 fi
@@ -248,7 +244,7 @@ ffp_run dropmid 'login=ok .*relogin=ok' "${norm[@]}"
 # once left such a session behind, and clearconfig hung on its ACL)
 if want dropmid; then
 	ffp_run dropmid 'login=ok' -R "${norm[@]}"
-	if [ "$VM_TARGET" != intree ] && ! vm_wait 30 ffp_acl_idle; then
+	if [ "$VM_TARGET" != intree ] && ! vm_wait 30 vm_acl_idle; then
 		vm_log "FAILED: dropmid -R: a session is left: $(tr '\n' ' ' <"/sys/kernel/config/target/iscsi/$VM_TARGET_IQN/tpgt_1/acls/$VM_INITIATOR_IQN/info")"
 		fails+="dropmid -R: LIO still shows a session 30 s after the last connection went; "
 	fi
@@ -259,7 +255,7 @@ fi
 # session left behind, and removing the ACL then hung)
 if want logoutbad; then
 	ffp_run logoutbad 'login=ok .*closed=yes' "${norm[@]}"
-	if [ "$VM_TARGET" != intree ] && ! vm_wait 30 ffp_acl_idle; then
+	if [ "$VM_TARGET" != intree ] && ! vm_wait 30 vm_acl_idle; then
 		vm_log "FAILED: logoutbad: a session is left: $(tr '\n' ' ' <"/sys/kernel/config/target/iscsi/$VM_TARGET_IQN/tpgt_1/acls/$VM_INITIATOR_IQN/info")"
 		fails+="logoutbad: LIO still shows a session 30 s after the connection closed; "
 	fi

@@ -60,7 +60,6 @@ vm_target_setup
 vm_tcli "/iscsi/$VM_TARGET_IQN/tpg1 set parameter InitialR2T=No"
 
 acl_info=/sys/kernel/config/target/iscsi/$VM_TARGET_IQN/tpgt_1/acls/$VM_INITIATOR_IQN/info
-acl_idle() { grep -q 'No active iSCSI Session' "$acl_info"; }
 
 fails=""
 for seed in "${seeds[@]}"; do
@@ -83,7 +82,7 @@ for seed in "${seeds[@]}"; do
 			vm_log "FAILED: iser_ffp -m random -s $seed -F $first: expected /$re/"
 			fails+="seed $seed from PDU $first: expected /$re/, got: ${sum:-no summary}; "
 		fi
-		if ! vm_wait 30 acl_idle; then
+		if ! vm_wait 30 vm_acl_idle; then
 			vm_log "FAILED: 30 s after PDUs $first-$((first + n - 1)) of seed $seed LIO still has a session: $(tr '\n' ' ' <"$acl_info")"
 			vm_fail "${fails}seed $seed, PDUs $first-$((first + n - 1)): a session is left behind after the tool's last connection closed"
 		fi

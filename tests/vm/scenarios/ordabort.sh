@@ -44,10 +44,6 @@ echo "$out" | grep -qE 'login=ok .* first=0x00 abort=0x00 second=0x00' ||
 out=$("$ffp" -m nop -n "$VM_TARGET_IQN" -i "$VM_INITIATOR_IQN" \
 	"$VM_TGT_IP" "$VM_ISER_PORT" 2>&1) || vm_fail "iser_ffp -m nop did not run: $out"
 echo "$out" | grep -q 'login=ok .*nop_in=yes' || vm_fail "no new session after ordabort: $out"
-acl_idle() {
-	grep -q 'No active iSCSI Session' \
-		"/sys/kernel/config/target/iscsi/$VM_TARGET_IQN/tpgt_1/acls/$VM_INITIATOR_IQN/info"
-}
-vm_wait 30 acl_idle ||
+vm_wait 30 vm_acl_idle ||
 	vm_fail "a session is left 30 s after the last connection: $(tr '\n' ' ' <"/sys/kernel/config/target/iscsi/$VM_TARGET_IQN/tpgt_1/acls/$VM_INITIATOR_IQN/info")"
 vm_log "ordabort: every READ GOOD, the abort complete, a new login works, no session left"
