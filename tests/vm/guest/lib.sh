@@ -302,6 +302,49 @@ vm_peer_rxe_up() {
 }
 
 # vm_peer_counters: the CM's message counters and soft-RoCE's packet
+
+# A link outage in the two-guest mode: every frame this guest's NIC sends
+# or receives is lost, as when a cable or switch fails further along.
+# Lost, not refused: 6.12's soft-RoCE moves a QP to the error state when
+# the kernel refuses a frame it transmits (rxe_send() passes the qdisc's
+# NET_XMIT_DROP up and rxe_requester() fails the QP; 6.1 retries the
+# frame), and adding or deleting a qdisc refuses every frame sent
+# meanwhile (qdisc_graft() deactivates the device's queues, even for the
+# ingress qdisc). Done mid-connection that kills the RC QP at once and, if
+# a CM message is on its way, the GSI QP (QP1) for good: no CM message
+# gets through after the link is back, nobody reconnects (seen on 6.12 in
+# CI). So the qdiscs are put in place before any connection, and the cut
+# only changes netem's loss rate and adds an ingress filter, which swap
+# no qdisc. The limit keeps netem from refusing frames under load.
+
+# vm_link_cut_prepare NIC: the qdiscs vm_link_cut switches (before login).
+vm_link_cut_prepare() {
+	vm_must tc qdisc add dev "$1" root netem loss 0% limit 100000
+	vm_must tc qdisc add dev "$1" ingress
+}
+
+# vm_link_cut NIC on|off: drop everything from now on / pass frames again.
+vm_link_cut() {
+	if [ "$2" = on ]; then
+		tc qdisc change dev "$1" root netem loss 100% limit 100000 &&
+			tc filter add dev "$1" parent ffff: matchall action drop
+	else
+		tc filter del dev "$1" parent ffff:
+		tc qdisc change dev "$1" root netem loss 0% limit 100000
+	fi
+}
+
+# vm_link_cut_remove NIC: the qdiscs gone (after the connections are).
+vm_link_cut_remove() {
+	tc qdisc del dev "$1" root 2>/dev/null
+	tc qdisc del dev "$1" ingress 2>/dev/null
+}
+
+# vm_send_errs: rxe0's transmit errors (a frame the kernel refused); an
+# outage made by vm_link_cut must leave it unchanged.
+vm_send_errs() {
+	cat /sys/class/infiniband/rxe0/ports/1/hw_counters/send_err 2>/dev/null
+}
 # counters of rxe0, one line (what the link carried, for the log).
 vm_peer_counters() {
 	local d f out=""

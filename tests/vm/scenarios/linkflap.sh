@@ -30,9 +30,13 @@
 #
 # How the link is cut:
 #   --drop (default)  every frame the initiator's NIC sends or receives is
-#                     dropped (netem loss 100% on egress, a drop action on
-#                     ingress); the NIC stays up, as when a cable or switch
-#                     fails further along the path
+#                     lost (vm_link_cut in guest/lib.sh: netem loss 100% on
+#                     egress, a drop action on ingress, on qdiscs put in
+#                     place before login); the NIC stays up, as when a cable
+#                     or switch fails further along the path. rxe0's
+#                     send_err must not move: a frame the kernel refuses
+#                     kills a 6.12 soft-RoCE QP (see vm_link_cut), which no
+#                     real outage does
 #   --down            "ip link set NIC down", then up.  soft-RoCE does not
 #                     survive this: the port-down event moves rxe's GSI QP
 #                     (QP1) to the error state and nothing brings it back,
@@ -165,13 +169,16 @@ vm_node_new
 vm_node_set node.conn[0].timeo.noop_out_interval 5
 vm_node_set node.conn[0].timeo.noop_out_timeout 5
 vm_node_set node.session.timeo.replacement_timeout 60
+# a body that fails mid-outage must not leave the link cut for teardown
+trap 'kill "$flap" 2>/dev/null; ip link set "$nic" up; vm_link_cut_remove "$nic"' EXIT
+[ "$how" = --drop ] && vm_link_cut_prepare "$nic"
 dev=$(vm_login_disk) || exit 1
 vm_peer_signal login1
 if [ "$VM_INITIATOR" = ours ]; then
 	started=$(vm_conns_started)
 	[ "$started" = 1 ] || vm_fail "after login, connections_started is '${started}', not 1"
 fi
-rm -f /tmp/linkflap.rx /tmp/linkflap.cut /tmp/linkflap.up
+rm -f /tmp/linkflap.rx /tmp/linkflap.cut /tmp/linkflap.up /tmp/linkflap.senderr
 # the outage: cut, sample rcvd_pkts 2 s in and 2 s before the end (the
 # target guest samples its own at the same signals), restore
 (
@@ -189,9 +196,8 @@ rm -f /tmp/linkflap.rx /tmp/linkflap.cut /tmp/linkflap.up
 		[ -n "$mac" ] || mac=52:54:00:12:78:01
 		ip neigh replace "$VM_TGT_IP" lladdr "$mac" dev "$nic" nud permanent
 		vm_log "$nic drops everything for $secs s (neighbour $VM_TGT_IP pinned at $mac)"
-		tc qdisc add dev "$nic" root netem loss 100%
-		tc qdisc add dev "$nic" ingress
-		tc filter add dev "$nic" parent ffff: matchall action drop
+		vm_send_errs >/tmp/linkflap.senderr
+		vm_link_cut "$nic" on
 	else
 		vm_log "$nic down for $secs s (see above: soft-RoCE does not recover)"
 		ip link set "$nic" down
@@ -208,8 +214,8 @@ rm -f /tmp/linkflap.rx /tmp/linkflap.cut /tmp/linkflap.up
 	vm_peer_wait restore-ack 60 || vm_log "no restore-ack from the target guest"
 	sleep 2
 	if [ "$how" = --drop ]; then
-		tc qdisc del dev "$nic" root
-		tc qdisc del dev "$nic" ingress
+		vm_link_cut "$nic" off
+		echo "$(cat /tmp/linkflap.senderr) $(vm_send_errs)" >/tmp/linkflap.senderr
 		ip neigh replace "$VM_TGT_IP" lladdr "$mac" dev "$nic" nud reachable
 	else
 		ip link set "$nic" up
@@ -228,8 +234,6 @@ flap=$!
 	done
 ) &
 imon=$!
-# a body that fails mid-outage must not leave the link cut for teardown
-trap 'kill "$flap" 2>/dev/null; ip link set "$nic" up; tc qdisc del dev "$nic" root 2>/dev/null; tc qdisc del dev "$nic" ingress 2>/dev/null' EXIT
 # lf_why: what the kernel said about the failed I/O, for the reason line
 # (a CI run shows only that line): the SCSI host byte of the first failed
 # command, whether the replacement timeout ran out, the connection errors
@@ -242,7 +246,7 @@ lf_why() {
 	conn=$(echo "$k" | grep -oE '^\[ *[0-9.]+\] +connection[0-9]+:[0-9]+: detected conn error \([0-9]+\)' |
 		sed -E 's/^\[ *([0-9.]+)\].*\(([0-9]+)\)/\2@\1s/' | paste -sd ' ' -)
 	started=$(vm_conns_started)
-	echo "first failed command: ${failed:-none logged}; ${tmo:-no replacement timeout}; conn errors (code@uptime): ${conn:-none}; link cut at $(cat /tmp/linkflap.cut 2>/dev/null)s, back at $(cat /tmp/linkflap.up 2>/dev/null)s; connections_started ${started:-?}; $(iscsiadm -m session -P 1 2>&1 | grep -m2 -E 'Session State|Internal iscsid' | tr -s ' \t\n' ' ')"
+	echo "first failed command: ${failed:-none logged}; ${tmo:-no replacement timeout}; conn errors (code@uptime): ${conn:-none}; link cut at $(cat /tmp/linkflap.cut 2>/dev/null)s, back at $(cat /tmp/linkflap.up 2>/dev/null)s; send_err at cut and after $(cat /tmp/linkflap.senderr 2>/dev/null); GSI QP $(rdma resource show qp lqpn 1 2>/dev/null | grep -oE 'state [A-Z]+'); connections_started ${started:-?}; $(iscsiadm -m session -P 1 2>&1 | grep -m2 -E 'Session State|Internal iscsid' | tr -s ' \t\n' ' ')"
 }
 start=$(date +%s)
 if ! printf '%s\n' '[verify-across-link-flap]' 'rw=randwrite' 'bs=16k' \
@@ -253,7 +257,8 @@ if ! printf '%s\n' '[verify-across-link-flap]' 'rw=randwrite' 'bs=16k' \
 	vm_fail "fio link: $(cat "$VM_SCEN_DIR/fio-link.err" 2>/dev/null); $why"
 fi
 wait "$flap"
-trap - EXIT
+# the qdiscs go once the session is gone (vm_link_cut_prepare)
+trap 'vm_link_cut_remove "$nic"' EXIT
 kill "$imon"
 vm_log "fio verify passed across the link flap ($(($(date +%s) - start)) s)"
 read -r rx_cut rx_end 2>/dev/null </tmp/linkflap.rx
@@ -263,6 +268,12 @@ fi
 [ "$rx_end" = "$rx_cut" ] ||
 	vm_fail "rxe0 received $((rx_end - rx_cut)) packets while the link was cut (rcvd_pkts $rx_cut, then $rx_end)"
 vm_log "rcvd_pkts stood still at $rx_cut during the outage"
+if [ "$how" = --drop ]; then
+	read -r se_cut se_end 2>/dev/null </tmp/linkflap.senderr
+	[ -n "$se_end" ] && [ "$se_end" = "$se_cut" ] ||
+		vm_fail "rxe0's send_err went from '$se_cut' to '$se_end' over the outage: the kernel refused frames instead of losing them, which kills a 6.12 soft-RoCE QP (vm_link_cut in guest/lib.sh)"
+	vm_log "send_err stood still at $se_cut over the outage"
+fi
 vm_wait 90 vm_logged_in || vm_fail "session not logged in after the link came back"
 vm_log "$(iscsiadm -m session -P 1 2>&1 | grep -E 'State|Portal')"
 errs=$(vm_scen_dmesg | grep -E 'connection[0-9]+:[0-9]+: detected conn error')

@@ -18,9 +18,11 @@
 #     e2fsck finds the file system clean.
 # --flap SECONDS: when the initiator guest's booted root starts writing
 # (the host relays its "WRITING" line as the signal "writing"), this
-# guest drops every frame at its NIC for SECONDS (netem loss 100% out, a
-# drop action in), with the initiator's address pinned in its neighbour
-# table, and checks that rxe0 received nothing meanwhile.
+# guest drops every frame at its NIC for SECONDS (vm_link_cut: netem loss
+# 100% out, a drop action in, on qdiscs put in place before the initiator
+# boots), with the initiator's address pinned in its neighbour table, and
+# checks that rxe0 received nothing meanwhile and that no frame was
+# refused (send_err; a refused frame kills a 6.12 soft-RoCE QP).
 
 flap=0
 while [ $# -gt 0 ]; do
@@ -45,6 +47,11 @@ vm_must cp "$VM_PEER_SIG/root.img" "$img"
 
 vm_rxe_up
 vm_load_roles
+if [ "$flap" -gt 0 ]; then
+	nic=$(vm_peer_nic)
+	trap 'vm_link_cut_remove "$nic"' EXIT
+	vm_link_cut_prepare "$nic"
+fi
 t=/iscsi/$SAN_TARGET_IQN/tpg1
 vm_tcli "/backstores/fileio create name=sanroot file_or_dev=$img write_back=false" \
 	"/iscsi create $SAN_TARGET_IQN" \
@@ -62,9 +69,8 @@ vm_peer_signal ready
 rcvd_pkts() {
 	cat /sys/class/infiniband/rxe0/ports/1/hw_counters/rcvd_pkts 2>/dev/null
 }
-rx_cut="" rx_end=""
+rx_cut="" rx_end="" se_cut="" se_end=""
 if [ "$flap" -gt 0 ]; then
-	nic=$(vm_peer_nic)
 	# until the initiator guest's root writes, or the host says it is over
 	while [ ! -e "$VM_PEER_SIG/writing" ] && [ ! -e "$VM_PEER_SIG/done" ]; do
 		sleep 1
@@ -74,21 +80,18 @@ if [ "$flap" -gt 0 ]; then
 		imac=$(ip neigh show "$VM_INI_IP" dev "$nic" | awk '{ for (i = 1; i < NF; i++) if ($i == "lladdr") print $(i + 1) }')
 		[ -n "$imac" ] || imac=52:54:00:12:78:02
 		ip neigh replace "$VM_INI_IP" lladdr "$imac" dev "$nic" nud permanent
-		trap 'tc qdisc del dev "$nic" root 2>/dev/null; tc qdisc del dev "$nic" ingress 2>/dev/null' EXIT
 		vm_log "$nic drops everything for $flap s (neighbour $VM_INI_IP pinned at $imac)"
 		acc_cut=$(cat "$stats/accepts" 2>/dev/null)
-		vm_must tc qdisc add dev "$nic" root netem loss 100%
-		vm_must tc qdisc add dev "$nic" ingress
-		vm_must tc filter add dev "$nic" parent ffff: matchall action drop
+		se_cut=$(vm_send_errs)
+		vm_link_cut "$nic" on || vm_fail "could not cut the link"
 		sleep 2
 		rx_cut=$(rcvd_pkts)
 		sleep $((flap - 2))
 		rx_end=$(rcvd_pkts)
-		tc qdisc del dev "$nic" root
-		tc qdisc del dev "$nic" ingress
-		trap - EXIT
+		vm_link_cut "$nic" off
+		se_end=$(vm_send_errs)
 		ip neigh replace "$VM_INI_IP" lladdr "$imac" dev "$nic" nud reachable
-		vm_log "$nic passes frames again; rcvd_pkts $rx_cut, then $rx_end during the outage"
+		vm_log "$nic passes frames again; rcvd_pkts $rx_cut, then $rx_end during the outage; send_err $se_cut, then $se_end"
 		# the initiator's root reports "FLAP" once its writes are
 		# done: the session must have logged in again by then
 		while [ ! -e "$VM_PEER_SIG/flapped" ] && [ ! -e "$VM_PEER_SIG/done" ]; do
@@ -124,6 +127,8 @@ if [ "$flap" -gt 0 ]; then
 	fi
 	[ "$rx_cut" = "$rx_end" ] ||
 		vm_fail "rxe0 received $((rx_end - rx_cut)) packets while the link was cut"
+	[ -n "$se_end" ] && [ "$se_cut" = "$se_end" ] ||
+		vm_fail "rxe0's send_err went from '$se_cut' to '$se_end' over the outage: the kernel refused frames instead of losing them, which kills a 6.12 soft-RoCE QP (vm_link_cut in guest/lib.sh)"
 	[ -n "${acc_flap:-}" ] && [ "$acc_flap" -gt "${acc_cut:-0}" ] ||
 		vm_fail "the target accepted no login between the outage and the end of the writes (${acc_cut:-?}, then ${acc_flap:-?}): the connection was not replaced"
 fi
