@@ -313,24 +313,26 @@ vm_peer_rxe_up() {
 # ingress qdisc). Done mid-connection that kills the RC QP at once and, if
 # a CM message is on its way, the GSI QP (QP1) for good: no CM message
 # gets through after the link is back, nobody reconnects (seen on 6.12 in
-# CI). So the qdiscs are put in place before any connection, and the cut
-# only changes netem's loss rate and adds an ingress filter, which swap
-# no qdisc. The limit keeps netem from refusing frames under load.
+# CI). So the qdiscs are put in place before any connection: a prio root
+# qdisc, which queues as the default pfifo_fast does, and the ingress
+# qdisc; the cut only adds a drop filter to each, which swaps no qdisc
+# and reports a dropped frame as sent (prio_classify(): TC_ACT_SHOT is
+# NET_XMIT_SUCCESS with __NET_XMIT_BYPASS, masked off by the core).
 
-# vm_link_cut_prepare NIC: the qdiscs vm_link_cut switches (before login).
+# vm_link_cut_prepare NIC: the qdiscs vm_link_cut uses (before login).
 vm_link_cut_prepare() {
-	vm_must tc qdisc add dev "$1" root netem loss 0% limit 100000
+	vm_must tc qdisc add dev "$1" root handle 1: prio
 	vm_must tc qdisc add dev "$1" ingress
 }
 
 # vm_link_cut NIC on|off: drop everything from now on / pass frames again.
 vm_link_cut() {
 	if [ "$2" = on ]; then
-		tc qdisc change dev "$1" root netem loss 100% limit 100000 &&
+		tc filter add dev "$1" parent 1: matchall action drop &&
 			tc filter add dev "$1" parent ffff: matchall action drop
 	else
 		tc filter del dev "$1" parent ffff:
-		tc qdisc change dev "$1" root netem loss 0% limit 100000
+		tc filter del dev "$1" parent 1:
 	fi
 }
 

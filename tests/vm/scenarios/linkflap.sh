@@ -30,9 +30,9 @@
 #
 # How the link is cut:
 #   --drop (default)  every frame the initiator's NIC sends or receives is
-#                     lost (vm_link_cut in guest/lib.sh: netem loss 100% on
-#                     egress, a drop action on ingress, on qdiscs put in
-#                     place before login); the NIC stays up, as when a cable
+#                     lost (vm_link_cut in guest/lib.sh: a drop filter on
+#                     egress and on ingress, on qdiscs put in place before
+#                     login); the NIC stays up, as when a cable
 #                     or switch fails further along the path. rxe0's
 #                     send_err must not move: a frame the kernel refuses
 #                     kills a 6.12 soft-RoCE QP (see vm_link_cut), which no

@@ -18,9 +18,8 @@
 #     e2fsck finds the file system clean.
 # --flap SECONDS: when the initiator guest's booted root starts writing
 # (the host relays its "WRITING" line as the signal "writing"), this
-# guest drops every frame at its NIC for SECONDS (vm_link_cut: netem loss
-# 100% out, a drop action in, on qdiscs put in place before the initiator
-# boots), with the initiator's address pinned in its neighbour table, and
+# guest drops every frame at its NIC for SECONDS (vm_link_cut: a drop
+# filter out and in, on qdiscs put in place before the initiator boots), with the initiator's address pinned in its neighbour table, and
 # checks that rxe0 received nothing meanwhile and that no frame was
 # refused (send_err; a refused frame kills a 6.12 soft-RoCE QP).
 
