@@ -390,7 +390,7 @@ san_result() {
 # "sanboot --bad" (host.sh vm_san_boot, one boot per case, in order, in
 # NAME.bootN/), adding to san_result's reason and summary.  Each boot must
 # show on its console our script's panic line, "iser: boot from SAN
-# failed: " with the text the case expects (host.sh vm_san_bad_case),
+# failed: " holding the text the case expects (host.sh vm_san_bad_case),
 # then Debian's "(initramfs) " shell prompt (within 5 s), where the guest
 # stayed until the host stopped it; the wait that failed must have ended
 # within its bound (plus 5 s: the host polls the console once a second
@@ -420,8 +420,8 @@ san_bad_boots() {
 		if [ -z "$tpanic" ]; then
 			x=$(tr -d '\r' <"$con" 2>/dev/null | grep -a 'iser: ' | tail -n 2 | paste -sd ' ' -)
 			e "no 'iser: boot from SAN failed' line${x:+ (last: $x)}"
-		elif [[ $msg != "$VM_SAN_BAD_EXPECT"* ]]; then
-			e "the console says '$msg', not '$VM_SAN_BAD_EXPECT...'"
+		elif [[ $msg != *"$VM_SAN_BAD_EXPECT"* ]]; then
+			e "the console says '$msg', without '$VM_SAN_BAD_EXPECT'"
 		fi
 		if [ -z "$tfrom" ]; then
 			e "the console shows no start of the $VM_SAN_BAD_FROM wait"

@@ -601,7 +601,7 @@ VM_SAN_BAD_SETTLE=${ISER_VM_SAN_BAD_SETTLE:-25}
 # vm_san_bad_case CASE: the configuration of one boot of sanboot --bad.
 # Sets VM_SAN_BAD_ROOT (the root= parameter), VM_SAN_BAD_INITRD (rxe, or
 # norxe: the initramfs made without ISER_RXE_NETDEV), VM_SAN_BAD_EXPECT
-# (what the console's "iser: boot from SAN failed: " line must say),
+# (what the console's "iser: boot from SAN failed: " line must hold),
 # VM_SAN_BAD_FROM (the key of the script's line that starts the wait that
 # fails: login or rdma, see vm_san_bad_poll), VM_SAN_BAD_BOUND (that
 # wait's bound in seconds: ISER_LOGIN_KILL, ISER_RDMA_WAIT) and
@@ -618,7 +618,9 @@ vm_san_bad_case() {
 	case $1 in
 	target) # a target name the target guest does not serve
 		VM_SAN_BAD_ROOT=iscsi:$portal:${VM_SAN_TARGET_IQN%:*}:nosuchtarget
-		VM_SAN_BAD_EXPECT="login over iSER failed: the target refused the login for good: check ISCSI_TARGET_NAME"
+		# (LIO answers 03/01, "service unavailable"; a target that
+		# answers 02/03, "not found", gets the error-19 hint)
+		VM_SAN_BAD_EXPECT="check ISCSI_TARGET_NAME"
 		;;
 	chap) # CHAP with a wrong secret
 		VM_SAN_BAD_ROOT=iscsi:$VM_SAN_CHAP_USER:wrong-secret-0@$portal:$VM_SAN_TARGET_IQN
