@@ -229,6 +229,10 @@ case $(cat /tmp/iscsistart.mode) in
 ok) echo "iscsistart: Connection1:0 to [target: x, portal: y] through [iface: default] is operational now"; exit 0 ;;
 chap) echo "iscsistart: initiator reported error (24 - iSCSI login failed due to authorization failure)"; exit 1 ;;
 target) echo "iscsistart: initiator reported error (19 - encountered non-retryable iSCSI login failure)"; exit 1 ;;
+lio-target) # what LIO does with a target name it does not serve (ours-sanboot-bad)
+	echo "iscsistart: connection1:0 login rejected: target error (03/01)"
+	echo "iscsistart: Login I/O error, failed to send a PDU"
+	echo "iscsistart: initiator reported error (8 - connection timed out)"; exit 1 ;;
 unreach) echo "iscsistart: initiator reported error (8 - connection timed out)"; exit 1 ;;
 exists) echo "iscsistart: initiator reported error (15 - session exists)"; exit 1 ;;
 hang) exec sleep 20 ;;
@@ -315,6 +319,9 @@ ISER_RXE_NETDEV=eth1" "" ok 1
 	run "$conf" "" target 1
 	check "[$fl] script: wrong target name: panic with the target hint" \
 		eval 'test "$rc" = 1 && like "$out" "the target refused the login for good: check ISCSI_TARGET_NAME" >/dev/null'
+	run "$conf" "" lio-target 1
+	check "[$fl] script: wrong target name, LIO's 03/01 reject: panic with the target hint" \
+		eval 'test "$rc" = 1 && like "$out" "as LIO does for a target name it does not serve: check ISCSI_TARGET_NAME" >/dev/null'
 	run "$conf" "" unreach 1
 	check "[$fl] script: unreachable portal: panic with the portal hint" \
 		eval 'test "$rc" = 1 && like "$out" "no iSER connection to the portal" >/dev/null'

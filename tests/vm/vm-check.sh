@@ -265,10 +265,14 @@ san_line() {
 san_result() {
 	local k=$1 name ini tgt def tmo body rest pjob reason="" b bj p con ires tres
 	local log scan srcini srcdm line tok1="" tok2="" taint flap=0 secs=0 x
+	local bad="" summary=""
 	read -r name ini tgt def tmo body rest <<<"$2"
 	if [[ " $rest " == *" --flap "* ]]; then
 		flap=1
 		secs=$(echo " $rest " | sed -n 's/.* --flap \([0-9]*\) .*/\1/p')
+	fi
+	if [[ " $rest " == *" --bad "* ]]; then
+		bad=$(echo " $rest " | sed -n 's/.* --bad \([^ ]*\) .*/\1/p')
 	fi
 	pjob=$job/$name.peer
 	log=$job/$name.boot1/console.log
@@ -278,7 +282,9 @@ san_result() {
 	if [ -n "$VM_SAN_ERR" ]; then
 		add "$VM_SAN_ERR"
 	fi
+	[ -z "$bad" ] || san_bad_boots "$name" "$bad"
 	for b in 1 2; do
+		[ -z "$bad" ] || break
 		bj=$job/$name.boot$b
 		[ -n "$VM_SAN_ERR" ] && break
 		if [ ! -d "$bj" ] || [ ! -f "$bj/state" ]; then
@@ -368,7 +374,9 @@ san_result() {
 		echo "FAIL: $reason" >"$job/$name/result"
 	fi
 	{
+		[ -z "$summary" ] || echo "$summary"
 		for b in 1 2; do
+			[ -n "$bad" ] && break
 			[ -f "$job/$name.boot$b/progress" ] || continue
 			echo "--- boot $b: $(cat "$job/$name.boot$b/state" 2>/dev/null)"
 			tr -d '\r' <"$job/$name.boot$b/progress"
@@ -376,6 +384,71 @@ san_result() {
 	} >"$job/$name/log"
 	report "$k" "$name" "$(cat "$job/$name/result")" "$log"
 	done_scen[$k/$name]=1
+}
+
+# san_bad_boots NAME CASE,...: within san_result, judge the boots of
+# "sanboot --bad" (host.sh vm_san_boot, one boot per case, in order, in
+# NAME.bootN/), adding to san_result's reason and summary.  Each boot must
+# show on its console our script's panic line, "iser: boot from SAN
+# failed: " holding the text the case expects (host.sh vm_san_bad_case),
+# then Debian's "(initramfs) " shell prompt (within 5 s), where the guest
+# stayed until the host stopped it; the wait that failed must have ended
+# within its bound (plus 5 s: the host polls the console once a second
+# and the script prints iscsistart's output first) and, for the RDMA
+# wait, not before it; the console has no bad kernel line (VM_BAD_KLOG).
+san_bad_boots() {
+	local name=$1 c b=0 bj con st tfrom tpanic tshell msg d errs x line
+	tm() { sed -n "s/^$1 //p" "$bj/times" 2>/dev/null | head -n 1; }
+	e() { errs="${errs:+$errs; }$*"; }
+	for c in ${2//,/ }; do
+		b=$((b + 1))
+		bj=$job/$name.boot$b
+		[ -z "$VM_SAN_ERR" ] || break
+		if [ ! -f "$bj/state" ]; then
+			add "bad $c: did not boot"
+			continue
+		fi
+		vm_san_bad_case "$c"
+		con=$bj/console.log
+		st=$(cat "$bj/state")
+		errs=""
+		d=""
+		tfrom=$(tm "$VM_SAN_BAD_FROM")
+		tpanic=$(tm panic)
+		tshell=$(tm shell)
+		msg=$(tr -d '\r' <"$con" 2>/dev/null | grep -a -m1 'iser: boot from SAN failed: ' | sed 's/.*iser: boot from SAN failed: //')
+		if [ -z "$tpanic" ]; then
+			x=$(tr -d '\r' <"$con" 2>/dev/null | grep -a 'iser: ' | tail -n 2 | paste -sd ' ' -)
+			e "no 'iser: boot from SAN failed' line${x:+ (last: $x)}"
+		elif [[ $msg != *"$VM_SAN_BAD_EXPECT"* ]]; then
+			e "the console says '$msg', without '$VM_SAN_BAD_EXPECT'"
+		fi
+		if [ -z "$tfrom" ]; then
+			e "the console shows no start of the $VM_SAN_BAD_FROM wait"
+		elif [ -n "$tpanic" ]; then
+			d=$((tpanic - tfrom))
+			[ "$d" -le $((VM_SAN_BAD_BOUND + 5)) ] ||
+				e "the $VM_SAN_BAD_FROM wait failed after ${d}s, its bound is ${VM_SAN_BAD_BOUND}s"
+			[ "$d" -ge "$VM_SAN_BAD_MIN" ] ||
+				e "the $VM_SAN_BAD_FROM wait failed after ${d}s, it must last ${VM_SAN_BAD_BOUND}s"
+		fi
+		if [ -z "$tshell" ]; then
+			e "no (initramfs) shell: $(cat "$bj/state-reason")"
+		else
+			[ -z "$tpanic" ] || [ $((tshell - tpanic)) -le 5 ] ||
+				e "the shell came $((tshell - tpanic))s after the panic line"
+			[ "$st" = stopped ] || e "the guest left the shell: $(cat "$bj/state-reason")"
+		fi
+		x=$(vm_console_scan "$con" | cut -f 2 | head -n 2 | paste -sd ';' -)
+		[ -z "$x" ] || e "console: $x"
+		# for the record: what iscsistart said, the kernel's last word
+		x=$(tr -d '\r' <"$con" 2>/dev/null | grep -a -E 'initiator reported error|iscsistart killed' | tail -n 1 | sed 's/^ *//')
+		line="bad $c: $([ -z "$errs" ] && echo ok || echo FAIL): panic ${tpanic:-?}s after qemu start, ${d:-?}s after the $VM_SAN_BAD_FROM wait began (bound ${VM_SAN_BAD_BOUND}s), shell ${tshell:-?}s; '${msg:-}'${x:+; $x}"
+		summary="${summary:+$summary
+}$line"
+		echo "$VM_PROG: $cur_kernel: $line" >&2
+		[ -z "$errs" ] || { add "bad $c: $errs"; log=$con; }
+	done
 }
 
 # kernel_rows RELEASE: the selected rows that run on it; in the default

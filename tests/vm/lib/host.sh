@@ -170,7 +170,7 @@ vm_initramfs() {
 #
 # Boot the guest for one job and watch it.  LINE_HANDLER, when given, is
 # called with every progress line ("@@ ..." without the "@@ ").  Sets:
-#   VM_STATE  done | noboot | hung | died | timeout
+#   VM_STATE  done | noboot | hung | died | timeout | stopped (VM_BOOT_POLL)
 #   VM_CURRENT  the scenario that was running when the guest stopped ("" if none)
 #   VM_ELAPSED  seconds the boot took
 #   VM_DONE_RC  the status of the guest's "DONE" line (run-job.sh: 0 when its
@@ -185,7 +185,9 @@ vm_initramfs() {
 # The boot-from-SAN mode (vm_san_boot) boots another initramfs with another
 # command line and without the 9p shares: VM_BOOT_INITRD replaces the rig's
 # initramfs, VM_BOOT_CMDLINE the whole kernel command line, and
-# VM_BOOT_SHARES=0 leaves the shares out.
+# VM_BOOT_SHARES=0 leaves the shares out.  VM_BOOT_POLL, a function, is
+# called once a second with JOBDIR and the seconds since qemu started;
+# when it returns 0 the host stops the guest and VM_STATE is "stopped".
 vm_boot() {
 	local rel=$1 job=$2 hard=$3 handler=${4:-} initrd qpid start deadline
 	local n=0 total line kw a b done_seen=0 up=0 alive append
@@ -239,6 +241,16 @@ vm_boot() {
 			esac
 			[ -n "$handler" ] && "$handler" "$line"
 		done
+		# a boot that says nothing on the second port (sanboot --bad):
+		# its watcher stops it once the console showed what it waits for
+		if [ -n "${VM_BOOT_POLL:-}" ] && "$VM_BOOT_POLL" "$job" "$(($(vm_now) - start))" &&
+			[ $alive = 1 ]; then
+			VM_STATE=stopped
+			kill "$qpid" 2>/dev/null
+			sleep 2
+			kill -9 "$qpid" 2>/dev/null
+			break
+		fi
 		[ $alive = 1 ] || break
 		if [ "$(vm_now)" -gt "$deadline" ]; then
 			if [ "$up" = 0 ]; then
@@ -324,6 +336,7 @@ vm_state_sentence() {
 		;;
 	hung) echo "guest hung (no progress within the scenario timeout + ${VM_SCENARIO_SLACK}s), killed" ;;
 	timeout) echo "hard boot timeout reached, qemu killed" ;;
+	stopped) echo "stopped by the host once the console showed what it waited for" ;;
 	died)
 		local why
 		why=$(grep -a -m1 -E 'Kernel panic|not syncing' "$job/console.log" 2>/dev/null | tr -d '\r' | sed 's/^\[[^]]*\] *//')
@@ -494,15 +507,19 @@ vm_san_rootfs() {
 	echo "$dir/root.img"
 }
 
-# vm_san_initrd RELEASE MODDIR: build (or reuse) the initramfs of
+# vm_san_initrd RELEASE MODDIR [norxe]: build (or reuse) the initramfs of
 # sanboot/mkinitrd.sh (mkinitramfs with the package's hook) in
-# build/vm/sanboot/RELEASE/initrd.img; print its path.  Rebuilt when the
-# package's sources, our modules, iscsistart or the kernel's modules
-# changed.  Status 1 (the reason on stderr) when the build fails.
+# build/vm/sanboot/RELEASE/initrd.img (initrd-norxe.img: without
+# ISER_RXE_NETDEV, for sanboot --bad's "no RDMA device"); print its path.
+# Rebuilt when the package's sources, our modules, iscsistart or the
+# kernel's modules changed.  Status 1 (the reason on stderr) when the
+# build fails.
 vm_san_initrd() {
-	local rel=$1 moddir=$2 dir=$VM_OUT/sanboot/$1 key
+	local rel=$1 moddir=$2 variant=${3:-rxe} dir=$VM_OUT/sanboot/$1 key img
+	img=initrd
+	[ "$variant" = rxe ] || img=initrd-$variant
 	key=$({
-		echo "$rel"
+		echo "$rel $variant"
 		(cd "$VM_REPO" && find initramfs debian VERSION dkms.conf scripts/make-deb.sh \
 			scripts/dkms-tree.sh -type f -print0 | sort -z | xargs -0 sha256sum)
 		sha256sum "$VM_DIR/sanboot/mkinitrd.sh" "$moddir/drivers/core/iser_dm.ko" \
@@ -510,19 +527,19 @@ vm_san_initrd() {
 		stat -c '%n %s %Y' "/lib/modules/$rel/modules.dep"
 		echo "$VM_SAN_INITIATOR_IQN"
 	} 2>&1 | sha256sum | cut -d' ' -f1)
-	if [ -s "$dir/initrd.img" ] && [ "$(cat "$dir/initrd.key" 2>/dev/null)" = "$key" ]; then
-		echo "$dir/initrd.img"
+	if [ -s "$dir/$img.img" ] && [ "$(cat "$dir/$img.key" 2>/dev/null)" = "$key" ]; then
+		echo "$dir/$img.img"
 		return 0
 	fi
 	mkdir -p "$dir" || return 1
-	echo "$VM_PROG: $rel: building the boot-from-SAN initramfs (mkinitramfs, about a minute)" >&2
-	if ! nice -n 5 "$VM_DIR/sanboot/mkinitrd.sh" "$rel" "$dir/initrd.img" "$moddir" \
-		"$VM_SAN_INITIATOR_IQN" >"$dir/initrd.log" 2>&1; then
-		echo "building the initramfs failed: $(tail -n 2 "$dir/initrd.log" | paste -sd ' ' -) (log: $dir/initrd.log)" >&2
+	echo "$VM_PROG: $rel: building the boot-from-SAN initramfs $img.img (mkinitramfs, about a minute)" >&2
+	if ! nice -n 5 "$VM_DIR/sanboot/mkinitrd.sh" "$rel" "$dir/$img.img" "$moddir" \
+		"$VM_SAN_INITIATOR_IQN" "$variant" >"$dir/$img.log" 2>&1; then
+		echo "building the initramfs failed: $(tail -n 2 "$dir/$img.log" | paste -sd ' ' -) (log: $dir/$img.log)" >&2
 		return 1
 	fi
-	echo "$key" >"$dir/initrd.key"
-	echo "$dir/initrd.img"
+	echo "$key" >"$dir/$img.key"
+	echo "$dir/$img.img"
 }
 
 # vm_san_dracut RELEASE MODDIR: the same with dracut and the package's
@@ -565,6 +582,103 @@ vm_san_line() {
 	[ -z "${VM_SAN_HANDLER:-}" ] || "$VM_SAN_HANDLER" "$1"
 }
 
+# sanboot --bad CASE,...: the initiator guest boots once per CASE with a
+# configuration that cannot work, and each boot must end in our script's
+# panic message naming the cause and Debian's "(initramfs)" shell, within
+# the bound of the wait that failed (initramfs/initramfs-tools/scripts/
+# iser-functions).  The target guest serves the root LUN as in the other
+# rows, but requires CHAP (user VM_SAN_CHAP_USER, scenarios/sanboot.sh).
+VM_SAN_BAD_CASES="target chap nochap port addr rdma"
+VM_SAN_CHAP_USER=iser-san
+# an address on the link that nobody has, a port nobody listens on
+VM_SAN_NOBODY_IP=192.168.78.9
+VM_SAN_NOBODY_PORT=3261
+# seconds the host keeps a failed boot's guest after its shell appeared,
+# for late kernel reports (with hung_task_timeout_secs=10, a task stuck
+# since the failure is reported within 20 s)
+VM_SAN_BAD_SETTLE=${ISER_VM_SAN_BAD_SETTLE:-25}
+
+# vm_san_bad_case CASE: the configuration of one boot of sanboot --bad.
+# Sets VM_SAN_BAD_ROOT (the root= parameter), VM_SAN_BAD_INITRD (rxe, or
+# norxe: the initramfs made without ISER_RXE_NETDEV), VM_SAN_BAD_EXPECT
+# (what the console's "iser: boot from SAN failed: " line must hold),
+# VM_SAN_BAD_FROM (the key of the script's line that starts the wait that
+# fails: login or rdma, see vm_san_bad_poll), VM_SAN_BAD_BOUND (that
+# wait's bound in seconds: ISER_LOGIN_KILL, ISER_RDMA_WAIT) and
+# VM_SAN_BAD_MIN (how long the wait must at least take).  Status 1 for an
+# unknown CASE.
+# shellcheck disable=SC2034 # for vm_san_boot and vm-check.sh's san_result
+vm_san_bad_case() {
+	local portal=$VM_SAN_TGT_IP::3260:0
+	VM_SAN_BAD_ROOT=iscsi:$portal:$VM_SAN_TARGET_IQN
+	VM_SAN_BAD_INITRD=rxe
+	VM_SAN_BAD_FROM=login
+	VM_SAN_BAD_BOUND=120
+	VM_SAN_BAD_MIN=0
+	case $1 in
+	target) # a target name the target guest does not serve
+		VM_SAN_BAD_ROOT=iscsi:$portal:${VM_SAN_TARGET_IQN%:*}:nosuchtarget
+		# (LIO answers 03/01, "service unavailable"; a target that
+		# answers 02/03, "not found", gets the error-19 hint)
+		VM_SAN_BAD_EXPECT="check ISCSI_TARGET_NAME"
+		;;
+	chap) # CHAP with a wrong secret
+		VM_SAN_BAD_ROOT=iscsi:$VM_SAN_CHAP_USER:wrong-secret-0@$portal:$VM_SAN_TARGET_IQN
+		VM_SAN_BAD_EXPECT="login over iSER failed: CHAP failed or not allowed"
+		;;
+	nochap) # no credentials, the target requires CHAP
+		VM_SAN_BAD_EXPECT="login over iSER failed: CHAP failed or not allowed"
+		;;
+	port) # the target guest's address, a port nobody listens on
+		VM_SAN_BAD_ROOT=iscsi:$VM_SAN_TGT_IP::$VM_SAN_NOBODY_PORT:0:$VM_SAN_TARGET_IQN
+		VM_SAN_BAD_EXPECT="login over iSER failed: no iSER connection to the portal"
+		;;
+	addr) # an address on the link nobody has (no ARP reply)
+		VM_SAN_BAD_ROOT=iscsi:$VM_SAN_NOBODY_IP::3260:0:$VM_SAN_TARGET_IQN
+		VM_SAN_BAD_EXPECT="login over iSER failed: no iSER connection to the portal"
+		;;
+	rdma) # the initramfs knows nothing of soft-RoCE: no RDMA device
+		VM_SAN_BAD_INITRD=norxe
+		VM_SAN_BAD_EXPECT="no RDMA device after 30s"
+		VM_SAN_BAD_FROM=rdma
+		VM_SAN_BAD_BOUND=30
+		VM_SAN_BAD_MIN=28
+		;;
+	*) return 1 ;;
+	esac
+	return 0
+}
+
+# vm_san_bad_poll JOBDIR SECONDS: vm_boot's VM_BOOT_POLL for a boot of
+# sanboot --bad.  Notes in JOBDIR/times when (seconds since qemu started,
+# polled once a second) the console first showed our script's RDMA wait
+# ("rdma"), its login ("login"), its panic line ("panic", "iser: boot
+# from SAN failed: ...") and the "(initramfs) " prompt of Debian's panic
+# shell ("shell"); returns 0 (stop the guest) VM_SAN_BAD_SETTLE seconds
+# after the prompt.
+vm_san_bad_poll() {
+	local job=$1 t=$2 con=$1/console.log total line key
+	total=$({ wc -l <"$con"; } 2>/dev/null) || total=0
+	if [ "$total" -gt "$VM_SAN_BP_N" ]; then
+		while IFS= read -r line; do
+			case $line in
+			*"iser: waiting up to "*) key=rdma ;;
+			*"iser: logging in over iSER"*) key=login ;;
+			*"iser: boot from SAN failed: "*) key=panic ;;
+			*) continue ;;
+			esac
+			grep -q "^$key " "$job/times" 2>/dev/null || echo "$key $t" >>"$job/times"
+		done < <(sed -n "$((VM_SAN_BP_N + 1)),${total}p" "$con")
+		VM_SAN_BP_N=$total
+	fi
+	# the prompt ends no line: it waits for input that never comes
+	if [ -z "$VM_SAN_BP_SHELL" ] && grep -aq '(initramfs) ' "$con" 2>/dev/null; then
+		VM_SAN_BP_SHELL=$t
+		echo "shell $t" >>"$job/times"
+	fi
+	[ -n "$VM_SAN_BP_SHELL" ] && [ $((t - VM_SAN_BP_SHELL)) -ge "$VM_SAN_BAD_SETTLE" ]
+}
+
 # vm_san_boot RELEASE JOBDIR ROW [LINE_HANDLER]
 #
 # Run one boot-from-SAN scenario (ROW: INITIATOR "ours@san", TARGET
@@ -581,12 +695,17 @@ vm_san_line() {
 # guest's as in vm_pair_boot.  After the boots the host writes the marker
 # it saw (NAME.sig/token) and "done"; the target guest then checks its
 # copy of the image and the logins it accepted, and tears down.
+# With --bad CASE,... the initiator guest boots once per CASE instead
+# (vm_san_bad_case; NAME.bootN/case names it), without panic= so that a
+# failure ends in the initramfs shell, which vm_san_bad_poll waits for;
+# every case boots whatever the one before showed.
 # Sets VM_SAN_ERR (a set-up failure, empty if none), VM_SAN_BOOTS (how
 # many boots ran), VM_PEER_STATE, VM_PEER_REASON.
 # shellcheck disable=SC2034 # VM_SAN_BOOTS, VM_PEER_* are for the caller
 vm_san_boot() {
 	local rel=$1 job=$2 row=$3 name ini tgt def tmo body rest mode=plain flap=0 dracut=0
 	local pjob sig port hard phard ppid n state root initrd b bj token moddir a
+	local bad="" boots="1 2" c initrd_norxe="" rootp
 	local save_cpus=$VM_CPUS save_mem=$VM_MEM save_bt=$VM_BOOT_TIMEOUT save_slack=$VM_SCENARIO_SLACK
 	read -r name ini tgt def tmo body rest <<<"$row"
 	pjob=$job/$name.peer
@@ -603,10 +722,22 @@ vm_san_boot() {
 		case $1 in
 		--flap) mode=flap; flap=${2:-}; shift ;;
 		--dracut) dracut=1 ;;
+		--bad) mode=bad; bad=${2:-}; shift ;;
 		esac
 		shift
 	done
 	moddir=${ISER_VM_MODDIR:-$VM_REPO/build/$rel}
+	if [ $mode = bad ]; then
+		boots=${bad//,/ }
+		[ -n "$boots" ] || { VM_SAN_ERR="set-up: --bad needs a list of cases ($VM_SAN_BAD_CASES)"; return 0; }
+		for c in $boots; do
+			vm_san_bad_case "$c" || { VM_SAN_ERR="set-up: unknown --bad case '$c' ($VM_SAN_BAD_CASES)"; return 0; }
+			if [ "$VM_SAN_BAD_INITRD" = norxe ] && [ -z "$initrd_norxe" ]; then
+				initrd_norxe=$(vm_san_initrd "$rel" "$moddir" norxe 2>"$sig/prep.err") ||
+					{ VM_SAN_ERR="set-up: $(cat "$sig/prep.err")"; return 0; }
+			fi
+		done
+	fi
 	if [ $dracut = 1 ]; then
 		initrd=vm_san_dracut
 	else
@@ -622,7 +753,10 @@ vm_san_boot() {
 	echo "$name none ${tgt%@peer} $def $((tmo + VM_PAIR_EXTRA)) $body $rest" >"$pjob/job.list"
 	cp "$job/job.env" "$pjob/job.env" 2>/dev/null
 	hard=$((VM_SAN_BOOT_TIMEOUT + tmo + 60))
-	phard=$((VM_BOOT_TIMEOUT + 300 + 2 * hard + VM_PAIR_EXTRA + VM_PAIR_GRACE))
+	[ $mode = bad ] && hard=$((VM_SAN_BOOT_TIMEOUT + VM_SAN_BAD_SETTLE + 30))
+	# shellcheck disable=SC2086
+	set -- $boots
+	phard=$((VM_BOOT_TIMEOUT + 300 + $# * hard + VM_PAIR_EXTRA + VM_PAIR_GRACE))
 	VM_CPUS=$VM_PAIR_CPUS
 	VM_MEM=$VM_PAIR_MEM
 	(
@@ -658,9 +792,12 @@ vm_san_boot() {
 	else
 		VM_SAN_SIG=$sig
 		VM_SAN_HANDLER=${4:-}
-		for b in 1 2; do
+		b=0
+		for c in $boots; do
+			b=$((b + 1))
 			bj=$job/$name.boot$b
 			mkdir -p "$bj"
+			rm -f "$bj/times" "$bj/case"
 			VM_QEMU_EXTRA=(-netdev "socket,id=n1,connect=127.0.0.1:$port"
 				-device "virtio-net-pci,netdev=n1,mac=52:54:00:12:78:02")
 			VM_BOOT_INITRD=$initrd
@@ -676,12 +813,29 @@ vm_san_boot() {
 			VM_BOOT_CMDLINE="console=ttyS0,115200 panic=-1 mitigations=off log_buf_len=$VM_LOG_BUF_LEN printk.devkmsg=on net.ifnames=0 $a root=iscsi:$VM_SAN_TGT_IP::3260:0:$VM_SAN_TARGET_IQN iser_san.boot=$b iser_san.mode=$mode iser_san.flap=$((flap + 40)) ${ISER_VM_APPEND:-}"
 			VM_BOOT_TIMEOUT=$VM_SAN_BOOT_TIMEOUT
 			VM_SCENARIO_SLACK=$((tmo + 60))
+			if [ $mode = bad ]; then
+				# no panic=: initramfs-tools' panic then opens its
+				# shell (panic=-1 would reboot at once); a lower
+				# hung-task timeout, so that the boot's minutes can
+				# show a stuck task
+				vm_san_bad_case "$c"
+				echo "$c" >"$bj/case"
+				rootp=$VM_SAN_BAD_ROOT
+				[ "$VM_SAN_BAD_INITRD" = rxe ] || VM_BOOT_INITRD=$initrd_norxe
+				VM_BOOT_CMDLINE="console=ttyS0,115200 mitigations=off log_buf_len=$VM_LOG_BUF_LEN printk.devkmsg=on net.ifnames=0 $a root=$rootp sysctl.kernel.hung_task_timeout_secs=10 iser_san.bad=$c ${ISER_VM_APPEND:-}"
+				VM_BOOT_POLL=vm_san_bad_poll
+				VM_SAN_BP_N=0
+				VM_SAN_BP_SHELL=""
+				echo "$VM_PROG: $rel: booting from SAN with a bad configuration: $c (root=$rootp, initramfs $VM_SAN_BAD_INITRD)" >&2
+			fi
 			vm_boot "$rel" "$bj" "$hard" vm_san_line
+			unset VM_BOOT_POLL
 			VM_SAN_BOOTS=$b
 			echo "$VM_STATE" >"$bj/state"
 			vm_state_reason "$bj" >"$bj/state-reason"
 			VM_BOOT_TIMEOUT=$save_bt
 			VM_SCENARIO_SLACK=$save_slack
+			[ $mode != bad ] || continue
 			[ "$VM_STATE" = "done" ] || break
 			# boot 2 looks for what boot 1 wrote
 			grep -aq '^@@ MARKER wrote ' "$bj/progress" || break

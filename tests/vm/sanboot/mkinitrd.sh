@@ -7,7 +7,10 @@
 # into a scratch root), Debian's own hooks (open-iscsi's among them),
 # MODULES=most, and an /etc/iscsi/iscsi.initramfs that selects iSER and
 # soft-RoCE on eth0.
-#   mkinitrd.sh RELEASE OUT MODDIR INITIATOR-IQN
+#   mkinitrd.sh RELEASE OUT MODDIR INITIATOR-IQN [norxe]
+# norxe: iscsi.initramfs holds ISCSI_TRANSPORT=iser only, without
+# ISER_RXE_NETDEV, so the image has neither rdma_rxe nor rdma and no RDMA
+# device comes up in the boot (the "no RDMA device" case of sanboot --bad).
 # MODDIR is build/<release>: our iser_dm.ko and ib_iser.ko come from
 # there (the hook's ISER_MODULES_FROM, in place of the modules DKMS
 # would have built for RELEASE; the hook puts them in updates/).
@@ -19,6 +22,11 @@ rel=$1
 out=$2
 moddir=$3
 iqn=$4
+variant=${5:-rxe}
+case $variant in
+rxe | norxe) ;;
+*) echo "mkinitrd: unknown variant '$variant' (rxe or norxe)" >&2; exit 1 ;;
+esac
 top=$(cd "$(dirname "$0")/../../.." && pwd)
 for f in "$moddir/drivers/core/iser_dm.ko" "$moddir/drivers/initiator/ib_iser.ko"; do
 	[ -f "$f" ] || { echo "mkinitrd: $f is missing (scripts/build-modules.sh for $rel)" >&2; exit 1; }
@@ -63,10 +71,8 @@ cp -p "$pkg/scripts/iser-functions" "$cd_/scripts/iser-functions"
 
 # /etc/iscsi/iscsi.initramfs and the initiator name; the target comes
 # from root=iscsi:... on the kernel command line (host.sh vm_san_boot)
-cat >"$tmp/iscsi.initramfs" <<-EOC
-	ISCSI_TRANSPORT=iser
-	ISER_RXE_NETDEV=eth0
-EOC
+echo "ISCSI_TRANSPORT=iser" >"$tmp/iscsi.initramfs"
+[ "$variant" = norxe ] || echo "ISER_RXE_NETDEV=eth0" >>"$tmp/iscsi.initramfs"
 echo "InitiatorName=$iqn" >"$tmp/initiatorname.iscsi"
 mkdir -p "$tmp/mods"
 cp "$moddir/drivers/core/iser_dm.ko" "$moddir/drivers/initiator/ib_iser.ko" "$tmp/mods/"
@@ -78,7 +84,15 @@ ISER_MODULES_FROM=$tmp/mods ISER_ISCSI_CONF=$tmp/iscsi.initramfs \
 # what went in, for the log
 lsinitramfs "$out.tmp" >"$out.list"
 cat "$tmp/mkinitramfs.log"
-for f in updates/iser/ib_iser.ko updates/iser/iser_dm.ko /rdma_rxe.ko scripts/init-premount/iser etc/iscsi.initramfs sbin/iscsistart; do
+must="updates/iser/ib_iser.ko updates/iser/iser_dm.ko scripts/init-premount/iser etc/iscsi.initramfs sbin/iscsistart"
+if [ "$variant" = norxe ]; then
+	for f in /rdma_rxe.ko sbin/rdma; do
+		! grep -q "$f" "$out.list" || { echo "mkinitrd: the norxe image has $f" >&2; exit 1; }
+	done
+else
+	must="$must /rdma_rxe.ko"
+fi
+for f in $must; do
 	grep -q "$f" "$out.list" || { echo "mkinitrd: the image has no $f" >&2; exit 1; }
 done
 mv "$out.tmp" "$out"

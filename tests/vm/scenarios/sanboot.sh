@@ -4,7 +4,7 @@
 # Boot from SAN, the target guest's half (INITIATOR "ours@san", TARGET
 # "X@peer" in scenarios.list; host.sh vm_san_boot boots the initiator
 # guest, which runs no body of its own):
-#   sanboot [--flap SECONDS] [--dracut]
+#   sanboot [--flap SECONDS] [--dracut] [--bad CASE,...]
 # Serves the root file system image the host put in the signal directory
 # (root.img, from tests/vm/sanboot/mkroot.sh) as LUN 0 of a target with an
 # iSER portal on the link, signals "ready", and waits until the host
@@ -19,14 +19,22 @@
 # --flap SECONDS: when the initiator guest's booted root starts writing
 # (the host relays its "WRITING" line as the signal "writing"), this
 # guest drops every frame at its NIC for SECONDS (vm_link_cut: a drop
-# filter out and in, on qdiscs put in place before the initiator boots), with the initiator's address pinned in its neighbour table, and
-# checks that rxe0 received nothing meanwhile and that no frame was
-# refused (send_err; a refused frame kills a 6.12 soft-RoCE QP).
+# filter out and in, on qdiscs put in place before the initiator boots),
+# with the initiator's address pinned in its neighbour table, and checks
+# that rxe0 received nothing meanwhile and that no frame was refused
+# (send_err; a refused frame kills a 6.12 soft-RoCE QP).
+# --bad CASE,...: the initiator guest boots once per CASE with a bad
+# configuration (host.sh vm_san_bad_case) and must fail each time; this
+# guest requires CHAP (user iser-san, the secret below), so that the
+# "chap" and "nochap" cases are refused, and checks that it accepted no
+# login and, with those cases, refused at least one login per such case.
 
 flap=0
+bad=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--flap) flap=${2:-}; shift ;;
+	--bad) bad=${2:-}; shift ;;
 	--dracut) ;; # the initiator guest's initramfs: the host's business
 	*) vm_fail "sanboot.sh: bad argument $1" ;;
 	esac
@@ -40,6 +48,8 @@ esac
 
 SAN_TARGET_IQN=iqn.2003-01.org.linux-iscsi.iser-vm:sanroot
 SAN_INITIATOR_IQN=iqn.2004-10.org.debian:iser-san
+SAN_CHAP_USER=iser-san
+SAN_CHAP_SECRET=sanboot-secret-1
 img=/tmp/sanroot.img
 [ -s "$VM_PEER_SIG/root.img" ] || vm_fail "no root image from the host ($VM_PEER_SIG/root.img)"
 vm_must cp "$VM_PEER_SIG/root.img" "$img"
@@ -57,11 +67,22 @@ vm_tcli "/backstores/fileio create name=sanroot file_or_dev=$img write_back=fals
 	"$t/luns create /backstores/fileio/sanroot" \
 	"$t/portals create $VM_TGT_IP $VM_ISER_PORT" \
 	"$t/portals/$VM_TGT_IP:$VM_ISER_PORT enable_iser true" \
-	"$t/acls create $SAN_INITIATOR_IQN" \
-	"$t set attribute authentication=0"
+	"$t/acls create $SAN_INITIATOR_IQN"
+if [ -n "$bad" ]; then
+	vm_tcli "$t/acls/$SAN_INITIATOR_IQN set auth userid=$SAN_CHAP_USER password=$SAN_CHAP_SECRET" \
+		"$t set attribute authentication=1"
+else
+	vm_tcli "$t set attribute authentication=0"
+fi
 tpg=/sys/kernel/config/target/iscsi/$SAN_TARGET_IQN/tpgt_1
 [ "$(cat "$tpg/np/$VM_TGT_IP:$VM_ISER_PORT/iser" 2>/dev/null)" = 1 ] ||
 	vm_fail "target: portal $VM_TGT_IP:$VM_ISER_PORT is not an iSER portal in configfs"
+if [ -n "$bad" ]; then
+	[ "$(cat "$tpg/attrib/authentication" 2>/dev/null)" = 1 ] ||
+		vm_fail "target: authentication not required in configfs"
+	[ "$(cat "$tpg/acls/$SAN_INITIATOR_IQN/auth/userid" 2>/dev/null)" = "$SAN_CHAP_USER" ] ||
+		vm_fail "target: CHAP user not set in configfs"
+fi
 stats=/sys/kernel/config/target/iscsi/$SAN_TARGET_IQN/fabric_statistics/iscsi_login_stats
 vm_peer_signal ready
 
@@ -109,6 +130,25 @@ boots=$(cat "$VM_PEER_SIG/boots" 2>/dev/null)
 accepts=$(cat "$stats/accepts" 2>/dev/null)
 vm_log "initiator guest: $result; boots $boots; marker '$token'; logins accepted ${accepts:-?}"
 dmesg | grep -iE 'isert|iscsi|login|reinstat' | tail -n 20
+if [ -n "$bad" ]; then
+	refused=0
+	for f in authenticate_fails authorize_fails negotiate_fails other_fails; do
+		n=$(cat "$stats/$f" 2>/dev/null)
+		vm_log "login stats: $f ${n:-?}"
+		refused=$((refused + ${n:-0}))
+	done
+	[ "${accepts:-0}" = 0 ] ||
+		vm_fail "the target accepted $accepts login(s) from boots with a bad configuration"
+	want=0
+	for c in ${bad//,/ }; do
+		case $c in chap | nochap) want=$((want + 1)) ;; esac
+	done
+	[ "$refused" -ge "$want" ] ||
+		vm_fail "the target refused $refused login(s), the initiator guest tried CHAP wrongly in $want boot(s)"
+	e2fsck -fn "$img" >/dev/null 2>&1 || vm_fail "e2fsck -fn finds the root file system damaged"
+	rm -f "$img"
+	return 0
+fi
 [ -n "$token" ] || vm_fail "the initiator guest reported no marker (its boot failed; see its result)"
 # (each boot logs in twice: iscsistart in the initramfs, then iscsid
 # when it takes the session over in the booted root)
