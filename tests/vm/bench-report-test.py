@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Tests of tests/vm/bench-report.py on made-up log directories: medians,
-# ratios, the CSV and the chart, and that a failed run fails the report.
+# ratios, the CSV and the chart, the context columns (iSCSI over TCP, the
+# raw link from perftest), and that a failed run or a missing perftest
+# number fails the report.
 # Prints PASS/FAIL lines and "N passed, N failed" (scripts/check.sh).
 
 import csv
@@ -14,10 +16,16 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPORT = os.path.join(HERE, "bench-report.py")
-PAIRS = ("intree", "ours", "target", "initiator")
+PAIRS = ("intree", "ours", "target", "initiator", "tcp")
 # pairing -> factor applied to the in-tree figures
-FACTOR = {"intree": 1.0, "ours": 1.25, "target": 0.8, "initiator": 1.1}
-WORKLOADS = {"randread-4k-qd32": 1000.0, "seqwrite-128k-qd8": 200.0}
+FACTOR = {"intree": 1.0, "ours": 1.25, "target": 0.8, "initiator": 1.1, "tcp": 0.5}
+# workload -> in-tree IOPS, block size in KiB
+WORKLOADS = {"randread-4k-qd32": (1000.0, 4), "seqwrite-128k-qd8": (200.0, 128),
+             "read-512k-qd4": (8.0, 512)}
+METRICS = 4  # iops, bw_mib, lat_p99_us, iops_per_cpu
+# raw link test -> MiB/s in round r: base * (1 + r / 100)
+RAW = {("write", 128): 3000.0, ("write", 512): 4000.0,
+       ("read", 128): 2000.0, ("read", 512): 2500.0}
 
 passed = failed = 0
 
@@ -32,22 +40,38 @@ def check(name, ok, detail=""):
         print("FAIL %s%s" % (name, ": " + detail if detail else ""))
 
 
-def make_logs(top, rounds, fail=None):
-    """rounds x pairings of bench-rR-PAIR/{result,bench.json}; the IOPS
-    of round r are base * factor * (1 + r / 100), so the median is the
-    middle round's"""
+def make_logs(top, rounds, fail=None, raw=True, raw_drop=()):
+    """rounds x pairings of bench-rR-PAIR/{result,bench.json} and, with
+    raw, bench-rR-raw/{result,link.json}; the IOPS of round r are
+    base * factor * (1 + r / 100), so the median is the middle round's.
+    raw_drop: (round, test, KiB, how) for a perftest number that is
+    missing from link.json (how "absent") or recorded as failed ("error")"""
     for r in range(1, rounds + 1):
-        for p in PAIRS:
+        for p in PAIRS + (("raw",) if raw else ()):
             d = os.path.join(top, "bench-r%d-%s" % (r, p))
             os.makedirs(d)
             name = "bench-r%d-%s" % (r, p)
             with open(os.path.join(d, "result"), "w") as f:
                 f.write("FAIL: made up\n" if name == fail else "PASS\n")
+            if p == "raw":
+                with open(os.path.join(d, "link.json"), "w") as f:
+                    for (t, kib), base in RAW.items():
+                        how = [x[3] for x in raw_drop if x[:3] == (r, t, kib)]
+                        if how == ["absent"]:
+                            continue
+                        f.write(json.dumps({
+                            "test": t, "size_kib": kib,
+                            "mib_s": None if how else base * (1 + r / 100.0),
+                            "error": "ib_%s_bw exited 1 (made up)" % t if how else "",
+                        }) + "\n")
+                continue
             with open(os.path.join(d, "bench.json"), "w") as f:
-                for w, base in WORKLOADS.items():
+                for w, (base, kib) in WORKLOADS.items():
+                    iops = base * FACTOR[p] * (1 + r / 100.0)
                     f.write(json.dumps({
                         "workload": w,
-                        "iops": base * FACTOR[p] * (1 + r / 100.0),
+                        "iops": iops,
+                        "bw_kib": iops * kib,
                         "lat_p99_us": 100.0 / FACTOR[p],
                         "cpu_busy": 0.5,
                     }) + "\n")
@@ -67,13 +91,14 @@ def main():
         check("report exits 0 when every run passed", r.returncode == 0,
               r.stderr.strip())
         rows = list(csv.DictReader(open(out + ".csv")))
-        check("csv: a row per pairing, workload and metric",
-              len(rows) == len(PAIRS) * len(WORKLOADS) * 3, "%d rows" % len(rows))
+        check("csv: a row per pairing, workload and metric, and per raw test",
+              len(rows) == len(PAIRS) * len(WORKLOADS) * METRICS + len(RAW),
+              "%d rows" % len(rows))
         ok = True
         for row in rows:
             if row["metric"] != "iops":
                 continue
-            base = WORKLOADS[row["workload"]]
+            base = WORKLOADS[row["workload"]][0]
             want_med = base * FACTOR[row["pairing"]] * 1.02
             vals = [float(v) for v in row["values"].split(";")]
             ok &= row["rounds"] == "3" and len(vals) == 3
@@ -91,9 +116,61 @@ def main():
             magic = f.read(8)
         check("png: a chart was written", magic == b"\x89PNG\r\n\x1a\n",
               repr(magic))
+        txt = open(out + ".txt").read()
         check("txt: the table names every pairing",
-              all(s in open(out + ".txt").read() for s in
+              all(s in txt for s in
                   ("in-tree initiator -> our target", "our initiator -> in-tree target")))
+
+        # iSCSI over TCP: reported like a pairing, marked as context
+        check("txt: the TCP column is marked as context, not an iSER pairing",
+              "context, not iSER: iscsi_tcp -> LIO over TCP" in txt)
+        check("json: TCP's ratio to the in-tree iSER pair",
+              abs(rep["pairings"]["tcp"]["randread-4k-qd32"]["iops_ratio"] - 0.5) < 1e-3)
+        tcp = [row for row in rows if row["pairing"] == "tcp" and row["metric"] == "iops"]
+        check("csv: TCP rows with their ratio to the in-tree pair",
+              len(tcp) == len(WORKLOADS) and
+              all(abs(float(row["ratio_to_intree"]) - 0.5) < 1e-3 for row in tcp))
+        bw = [row for row in rows if row["pairing"] == "ours" and
+              row["metric"] == "bw_mib" and row["workload"] == "seqwrite-128k-qd8"]
+        check("csv: bandwidth in MiB/s with its ratio",
+              bw and abs(float(bw[0]["median"]) - 200 * 1.25 * 1.02 * 128 / 1024) < 1e-3 and
+              abs(float(bw[0]["ratio_to_intree"]) - 1.25) < 1e-3)
+
+        # the raw link: medians in MiB/s, and the large reads against it
+        raw = {row["workload"]: row for row in rows if row["pairing"] == "raw"}
+        check("csv: one row per raw link test with every round and the median",
+              sorted(raw) == sorted("ib_%s_bw-%dk" % t for t in RAW) and
+              all(raw["ib_%s_bw-%dk" % t]["rounds"] == "3" and
+                  abs(float(raw["ib_%s_bw-%dk" % t]["median"]) - b * 1.02) < 1e-3
+                  for t, b in RAW.items()), repr(raw))
+        want = 8.0 * 1.25 * 1.02 * 512 / 1024 / (4000 * 1.02)
+        rd = [row for row in rows if row["pairing"] == "ours" and
+              row["metric"] == "bw_mib" and row["workload"] == "read-512k-qd4"]
+        check("csv: a large read's bandwidth / raw ib_write_bw 512 KiB",
+              rd and abs(float(rd[0]["ratio_to_raw_write"]) - want) < 1e-4,
+              rd and rd[0]["ratio_to_raw_write"])
+        check("csv: no raw ratio for other workloads or metrics",
+              all(row["ratio_to_raw_write"] == "" for row in rows
+                  if row["workload"] != "read-512k-qd4" or row["metric"] != "bw_mib"))
+        check("json: the raw link and our pair's read against it",
+              abs(rep["raw_link"]["ib_write_bw-512k"]["mib_s"] - 4080) < 1e-6 and
+              abs(rep["vs_raw_write_512k"]["ours"]["read-512k-qd4"] - round(want, 3)) < 1e-9)
+        check("txt: the raw link section with MiB/s",
+              "ib_write_bw 512 KiB" in txt and "4080.0" in txt and
+              "large reads / raw ib_write_bw 512 KiB" in txt)
+
+        # without the context runs (bench.sh --pairings intree,ours)
+        logs0 = os.path.join(tmp, "logs0")
+        make_logs(logs0, 1, raw=False)
+        for p in ("tcp", "target", "initiator"):
+            for f in os.listdir(os.path.join(logs0, "bench-r1-%s" % p)):
+                os.unlink(os.path.join(logs0, "bench-r1-%s" % p, f))
+            os.rmdir(os.path.join(logs0, "bench-r1-%s" % p))
+        out0 = os.path.join(tmp, "out0")
+        r = run(logs0, out0)
+        check("no context runs: the report passes without their sections",
+              r.returncode == 0 and "raw link" not in r.stdout and
+              "iscsi_tcp" not in r.stdout, r.stdout + r.stderr)
 
         logs2 = os.path.join(tmp, "logs2")
         make_logs(logs2, 3, fail="bench-r2-target")
@@ -106,6 +183,51 @@ def main():
                 if row["pairing"] == "target" and row["metric"] == "iops"]
         check("the failed run's values are not in the CSV",
               rows and all(row["rounds"] == "2" for row in rows))
+
+        # a missing perftest result: one run lacks ib_read_bw 512 KiB in
+        # link.json, another recorded it as failed; the third round's
+        # ib_write_bw 128 KiB too, and every round's ib_write_bw 512 KiB
+        logs3 = os.path.join(tmp, "logs3")
+        make_logs(logs3, 3, raw_drop=[
+            (2, "read", 512, "absent"), (3, "read", 512, "error"),
+            (3, "write", 128, "error"),
+            (1, "write", 512, "error"), (2, "write", 512, "absent"),
+            (3, "write", 512, "absent")])
+        out3 = os.path.join(tmp, "out3")
+        r = run(logs3, out3)
+        check("a missing perftest result fails the report", r.returncode == 1,
+              r.stdout + r.stderr)
+        check("a missing perftest result is named with its run",
+              "bench-r2-raw: no ib_read_bw 512 KiB result (missing from link.json)" in r.stdout
+              and "bench-r3-raw: no ib_read_bw 512 KiB result (ib_read_bw exited 1 (made up))"
+              in r.stdout, r.stdout)
+        rows = {row["workload"]: row for row in csv.DictReader(open(out3 + ".csv"))
+                if row["pairing"] == "raw"}
+        check("the other rounds' perftest numbers still make the median",
+              rows["ib_read_bw-512k"]["rounds"] == "1" and
+              abs(float(rows["ib_read_bw-512k"]["median"]) - 2500 * 1.01) < 1e-3 and
+              rows["ib_write_bw-128k"]["rounds"] == "2" and
+              abs(float(rows["ib_write_bw-128k"]["median"]) - 3000 * 1.015) < 1e-3)
+        check("a test without any number: an empty median, no raw ratio",
+              rows["ib_write_bw-512k"]["median"] == "" and
+              all(row["ratio_to_raw_write"] == "" for row in csv.DictReader(open(out3 + ".csv"))))
+        txt = open(out3 + ".txt").read()
+        check("txt: '-' for the raw test without a number and for the ratios",
+              "ib_write_bw 512 KiB           -  (no result)" in txt, txt)
+        with open(out3 + ".png", "rb") as f:
+            check("png: still drawn without the raw reference",
+                  f.read(8) == b"\x89PNG\r\n\x1a\n")
+        rep = json.load(open(out3 + ".json"))
+        check("json: null for the raw test and the ratios without it",
+              rep["raw_link"]["ib_write_bw-512k"]["mib_s"] is None and
+              rep["vs_raw_write_512k"]["ours"]["read-512k-qd4"] is None)
+
+        # a raw run that failed as a whole
+        logs4 = os.path.join(tmp, "logs4")
+        make_logs(logs4, 2, fail="bench-r1-raw")
+        r = run(logs4, os.path.join(tmp, "out4"))
+        check("a failed raw link run fails the report and is named",
+              r.returncode == 1 and "bench-r1-raw: FAIL: made up" in r.stdout, r.stdout)
 
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed else 0

@@ -4,15 +4,25 @@
 # Report of tests/vm/bench.sh: read the bench.json files of every
 # bench-r<round>-<pairing> scenario of one kernel's log directory, take the
 # median over the rounds and print each pairing's ratio to the in-tree pair.
+# Two context columns, which are not iSER pairings: "tcp" (the same fio
+# workloads over iscsi_tcp to LIO's TCP portal, reported like a pairing
+# with its ratio to the in-tree iSER pair) and "raw" (perftest's
+# ib_write_bw and ib_read_bw between the two soft-RoCE devices, link.json
+# of the bench-r<round>-raw runs), against which the large reads of each
+# pairing are set: read bandwidth / raw ib_write_bw with 512 KiB messages
+# (an iSER READ's data travels as the target's RDMA Writes).
 #
 #   bench-report.py --kernel K LOGDIR OUTPREFIX
 #
 # Writes OUTPREFIX.txt (the table, also printed), OUTPREFIX.json,
 # OUTPREFIX.csv (one row per pairing, workload and metric: every round's
-# value, the median and the ratio to the in-tree pair) and OUTPREFIX.png
-# (the IOPS ratios as bars, one group per workload; python3-matplotlib).
-# Exits 1 when a pairing has no complete result (a failed run is reported,
-# never averaged away) or the chart cannot be drawn.
+# value, the median, the ratio to the in-tree pair and, for the large
+# reads' bandwidth, the ratio to raw ib_write_bw; one row per raw link
+# test) and OUTPREFIX.png (left: the IOPS ratios as bars, one group per
+# workload; right: the large reads' bandwidth against the raw link;
+# python3-matplotlib). Exits 1 when a pairing has no complete result or a
+# raw link test gave no number (a failed run is reported, never averaged
+# away) or the chart cannot be drawn.
 
 import argparse
 import csv
@@ -27,13 +37,31 @@ PAIRS = [
     ("ours", "our initiator -> our target"),
     ("target", "in-tree initiator -> our target"),
     ("initiator", "our initiator -> in-tree target"),
+    # context, not an iSER pairing
+    ("tcp", "context, not iSER: iscsi_tcp -> LIO over TCP"),
 ]
+CONTEXT = ("tcp",)
 # metric, label, True when higher is better
 METRICS = [
     ("iops", "IOPS", True),
+    ("bw_mib", "bandwidth MiB/s", True),
     ("lat_p99_us", "p99 latency", False),
     ("iops_per_cpu", "IOPS per busy CPU", True),
 ]
+# the raw link tests of scenarios/bench-link.sh: perftest tool, message KiB
+RAW_TESTS = [("write", 128), ("write", 512), ("read", 128), ("read", 512)]
+# the raw figure the large reads are set against, and those reads
+RAW_REF = ("write", 512)
+LARGE_READS = ("read-512k-qd4", "read-1m-qd4")
+TARGET_FRACTION = 0.80  # issue #14: 512 KiB reads at 80% of raw ib_write_bw
+
+
+def raw_name(test, kib):
+    return "ib_%s_bw %d KiB" % (test, kib)
+
+
+def raw_key(test, kib):
+    return "ib_%s_bw-%dk" % (test, kib)
 
 
 def load(logdir):
@@ -46,6 +74,11 @@ def load(logdir):
         pair = m.group(2)
         res = open(os.path.join(logdir, name, "result")).read().strip() \
             if os.path.exists(os.path.join(logdir, name, "result")) else "no result"
+        if pair == "raw":
+            runs.setdefault(pair, []).append(
+                (name, res, load_link(os.path.join(logdir, name, "link.json"))
+                 if res == "PASS" else None, None))
+            continue
         path = os.path.join(logdir, name, "bench.json")
         rows = []
         mem = None
@@ -56,11 +89,45 @@ def load(logdir):
             for line in open(path):
                 if line.strip():
                     r = json.loads(line)
+                    r["bw_mib"] = r.get("bw_kib", 0) / 1024.0
                     busy = r["cpu_busy"]
                     r["iops_per_cpu"] = r["iops"] / busy if busy > 0 else 0.0
                     rows.append(r)
         runs.setdefault(pair, []).append((name, res, rows, mem))
     return runs
+
+
+def load_link(path):
+    """(test, KiB) -> MiB/s or an error text, from one raw run's link.json"""
+    got = {}
+    if not os.path.exists(path):
+        return got
+    for line in open(path):
+        if line.strip():
+            r = json.loads(line)
+            key = (r["test"], r["size_kib"])
+            got[key] = r["mib_s"] if r.get("mib_s") is not None else \
+                (r.get("error") or "no number")
+    return got
+
+
+def raw_medians(runs, failed):
+    """median MiB/s per raw test over the passing raw runs; every run that
+    failed or lacks a test's number is added to failed"""
+    vals = {t: [] for t in RAW_TESTS}
+    for name, res, got, _ in runs.get("raw", []):
+        if res != "PASS":
+            failed.append("%s: %s" % (name, res))
+            continue
+        for t in RAW_TESTS:
+            v = got.get(t)
+            if isinstance(v, (int, float)):
+                vals[t].append(float(v))
+            else:
+                failed.append("%s: no %s result (%s)" % (
+                    name, raw_name(*t), v or "missing from link.json"))
+    med = {t: statistics.median(v) for t, v in vals.items() if v}
+    return med, vals
 
 
 def main():
@@ -98,6 +165,7 @@ def main():
         rounds_of[pair] = {w: {m: [x[m] for x in rs] for m, _, _ in METRICS}
                            for w, rs in per.items()}
 
+    rawmed, rawvals = raw_medians(runs, failed) if "raw" in runs else ({}, {})
     lines = ["iSER benchmark, kernel %s: median of %d round(s); ratio = pairing / in-tree pair"
              % (a.kernel, max((len(v) for v in runs.values()), default=0)),
              "(under TCG only the ratios mean something; higher is better except for latency)", ""]
@@ -107,8 +175,9 @@ def main():
         if not med.get(pair):
             continue  # no fio results (bench.sh --memory)
         lines.append(label)
-        lines.append("  %-18s %10s %8s %12s %8s %14s %8s" % (
-            "workload", "IOPS", "ratio", "p99 us", "ratio", "IOPS/CPU", "ratio"))
+        lines.append("  %-18s %10s %6s %9s %6s %10s %6s %11s %6s" % (
+            "workload", "IOPS", "ratio", "MiB/s", "ratio", "p99 us", "ratio",
+            "IOPS/CPU", "ratio"))
         report["pairings"][pair] = {}
         for w in sorted(med[pair]):
             v = med[pair][w]
@@ -121,9 +190,38 @@ def main():
                 entry[m + "_ratio"] = round(ratio, 3) if ratio is not None else None
                 cells.append((v[m], ratio))
             report["pairings"][pair][w] = entry
-            lines.append("  %-18s %10.0f %8s %12.0f %8s %14.0f %8s" % (
+            lines.append("  %-18s %10.0f %6s %9.1f %6s %10.0f %6s %11.0f %6s" % (
                 w, cells[0][0], fmt(cells[0][1]), cells[1][0], fmt(cells[1][1]),
-                cells[2][0], fmt(cells[2][1])))
+                cells[2][0], fmt(cells[2][1]), cells[3][0], fmt(cells[3][1])))
+        lines.append("")
+    vsraw = {}  # pair -> large read -> bandwidth / raw ib_write_bw 512 KiB
+    if "raw" in runs:
+        lines.append("context, raw link limit: perftest over rdma_cm between the two "
+                     "soft-RoCE devices (median MiB/s)")
+        report["raw_link"] = {}
+        for t in RAW_TESTS:
+            v = rawmed.get(t)
+            report["raw_link"][raw_key(*t)] = {
+                "mib_s": v, "rounds": rawvals.get(t, [])}
+            lines.append("  %-20s %10s%s" % (raw_name(*t), "%.1f" % v if v is not None
+                                             else "-", "" if v is not None else "  (no result)"))
+        base = rawmed.get(RAW_REF)
+        lines.append("")
+        lines.append("large reads / raw %s (issue #14's target: 512 KiB reads "
+                     ">= %.2f); MiB/s and ratio" % (raw_name(*RAW_REF), TARGET_FRACTION))
+        lines.append("  %-48s" % "" + "".join(" %18s" % w for w in LARGE_READS))
+        for pair, label in PAIRS:
+            if not med.get(pair):
+                continue
+            vsraw[pair] = {}
+            cells = []
+            for w in LARGE_READS:
+                bw = med[pair].get(w, {}).get("bw_mib")
+                r = bw / base if bw is not None and base else None
+                vsraw[pair][w] = round(r, 3) if r is not None else None
+                cells.append("%9s %8s" % ("%.1f" % bw if bw is not None else "-", fmt(r)))
+            lines.append("  %-48s" % label[:48] + "".join(" %18s" % c for c in cells))
+        report["vs_raw_write_512k"] = vsraw
         lines.append("")
     if memmed:
         lines.append("kernel memory of one idle session, initiator and target together "
@@ -148,31 +246,41 @@ def main():
         f.write(text)
     with open(a.out + ".json", "w") as f:
         json.dump(report, f, indent=1)
-    write_csv(a.out + ".csv", a.kernel, med, rounds_of)
+    write_csv(a.out + ".csv", a.kernel, med, rounds_of, rawmed, rawvals)
     chart_ok = True
     if med.get("intree") and len(med) > 1:
-        chart_ok = write_png(a.out + ".png", a.kernel, report)
+        chart_ok = write_png(a.out + ".png", a.kernel, report, rawmed)
     return 1 if failed or not chart_ok else 0
 
 
-def write_csv(path, kernel, med, rounds_of):
+def write_csv(path, kernel, med, rounds_of, rawmed, rawvals):
     ref = med.get("intree", {})
+    raw = rawmed.get(RAW_REF)
     with open(path, "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["kernel", "pairing", "workload", "metric", "rounds",
-                    "values", "median", "ratio_to_intree"])
+                    "values", "median", "ratio_to_intree", "ratio_to_raw_write"])
         for pair, _ in PAIRS:
             for wl in sorted(med.get(pair, {})):
                 for m, _, _ in METRICS:
                     vals = rounds_of[pair][wl][m]
                     base = ref.get(wl, {}).get(m)
                     v = med[pair][wl][m]
+                    vs_raw = "%.4f" % (v / raw) if raw and m == "bw_mib" and \
+                        wl in LARGE_READS else ""
                     w.writerow([kernel, pair, wl, m, len(vals),
                                 ";".join("%.6g" % x for x in vals), "%.6g" % v,
-                                "%.4f" % (v / base) if base else ""])
+                                "%.4f" % (v / base) if base else "", vs_raw])
+        # the raw link: one row per test, even one without a number
+        for t in (RAW_TESTS if rawvals else []):
+            vals = rawvals.get(t, [])
+            v = rawmed.get(t)
+            w.writerow([kernel, "raw", raw_key(*t), "bw_mib", len(vals),
+                        ";".join("%.6g" % x for x in vals),
+                        "%.6g" % v if v is not None else "", "", ""])
 
 
-def write_png(path, kernel, report):
+def write_png(path, kernel, report, rawmed):
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -183,22 +291,63 @@ def write_png(path, kernel, report):
     pairs = [(p, label) for p, label in PAIRS
              if p != "intree" and p in report["pairings"]]
     workloads = sorted(report["pairings"]["intree"])
+    reads = [w for w in LARGE_READS if w in workloads]
+    right = bool(reads) or bool(rawmed)
+    fig, axes = plt.subplots(
+        1, 2 if right else 1, figsize=(max(6, 1.6 * len(workloads)) + (5 if right else 0), 6),
+        gridspec_kw={"width_ratios": [max(len(workloads), 1), 3]} if right else None)
+    ax = axes[0] if right else axes
     width = 0.8 / max(len(pairs), 1)
-    fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(workloads)), 4.5))
     for i, (p, label) in enumerate(pairs):
         ys = [report["pairings"][p].get(w, {}).get("iops_ratio") or 0 for w in workloads]
         xs = [j + (i - (len(pairs) - 1) / 2) * width for j in range(len(workloads))]
-        ax.bar(xs, ys, width, label=label)
+        ax.bar(xs, ys, width, label=SHORT.get(p, label), **style(p))
     ax.axhline(1.0, color="black", linewidth=0.8)
     ax.set_xticks(range(len(workloads)))
     ax.set_xticklabels(workloads, rotation=20, ha="right")
     ax.set_ylabel("IOPS / in-tree pair (median)")
     ax.set_title("iSER benchmark, kernel %s" % kernel)
-    ax.legend(fontsize="small")
+    ax.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=2)
+    if right:
+        ax = axes[1]
+        allp = [(p, label) for p, label in PAIRS if p in report["pairings"]]
+        width = 0.8 / max(len(allp), 1)
+        for i, (p, label) in enumerate(allp):
+            ys = [report["pairings"][p].get(w, {}).get("bw_mib") or 0 for w in reads]
+            xs = [j + (i - (len(allp) - 1) / 2) * width for j in range(len(reads))]
+            ax.bar(xs, ys, width, label=SHORT.get(p, label), **style(p))
+        ref = rawmed.get(RAW_REF)
+        if ref:
+            ax.axhline(ref, color="black", linestyle="--", linewidth=1,
+                       label="raw %s" % raw_name(*RAW_REF))
+            ax.axhline(TARGET_FRACTION * ref, color="grey", linestyle=":",
+                       linewidth=1, label="%d%% of it (target)" % (100 * TARGET_FRACTION))
+        else:
+            ax.text(0.5, 0.95, "no raw link result", transform=ax.transAxes,
+                    ha="center", va="top", fontsize="small")
+        ax.set_xticks(range(len(reads)))
+        ax.set_xticklabels(reads, rotation=20, ha="right")
+        ax.set_ylabel("MiB/s (median)")
+        ax.set_title("large reads against the raw link")
+        ax.legend(fontsize="x-small", loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=2)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
     return True
+
+
+SHORT = {"intree": "in-tree pair", "ours": "our pair", "target": "in-tree ini -> our tgt",
+         "initiator": "our ini -> in-tree tgt", "tcp": "context: iSCSI/TCP"}
+COLOR = {"intree": "tab:purple", "ours": "tab:blue", "target": "tab:orange",
+         "initiator": "tab:green"}
+
+
+def style(pair):
+    """bar style: one colour per pairing in both panels; the context
+    column (TCP) hatched grey, apart from the iSER pairings"""
+    if pair in CONTEXT:
+        return {"color": "lightgrey", "edgecolor": "dimgrey", "hatch": "//"}
+    return {"color": COLOR.get(pair)}
 
 
 def fmt(r):

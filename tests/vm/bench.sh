@@ -4,30 +4,33 @@
 # Side-by-side benchmark of our modules and the in-tree pair, in one guest
 # boot per kernel.  Every round runs the bench body (scenarios/bench.sh)
 # for the four pairings -- in-tree pair, our pair, in-tree initiator with
-# our target, our initiator with the in-tree target -- in ABBA order: the
-# list forward in odd rounds, backward in even ones, so that drift within
-# the boot does not favour one pairing.  The report
-# (tests/vm/bench-report.py) gives the median over the rounds and every
-# pairing's ratio to the in-tree pair.
+# our target, our initiator with the in-tree target -- and two context
+# columns: "tcp", the same body over iscsi_tcp to LIO's TCP portal, and
+# "raw", perftest's ib_write_bw/ib_read_bw between the two soft-RoCE
+# devices (scenarios/bench-link.sh) -- in ABBA order: the list forward in
+# odd rounds, backward in even ones, so that drift within the boot does
+# not favour one of them.  The report (tests/vm/bench-report.py) gives the
+# median over the rounds, every pairing's ratio to the in-tree pair and
+# the large reads' bandwidth against the raw link.
 #
 #   tests/vm/bench.sh [--kernel 6.1|6.12]... [--rounds N] [--runtime SECONDS]
-#                     [--pairings intree,ours,target,initiator] [--memory]
+#                     [--pairings intree,ours,target,initiator,tcp,raw] [--memory]
 #
-# Default: 6.1 and 6.12, 6 rounds, 10 s per workload, all four pairings (a subset
-# must include intree, the reference).  Guests run under TCG, so the
-# absolute numbers mean little; the ratios, taken in the same boot on the
-# same emulated CPUs, are the result.  Every run also measures the kernel
-# memory of one idle session; --memory measures only that (login, measure,
-# logout: about 40 s a run instead of 4 minutes).  Report:
-# build/bench/<kernel>.txt, .json, .csv and .png.  See
-# Documentation/testing-vm.md.
+# Default: 6.1 and 6.12, 6 rounds, 10 s per workload, all four pairings and
+# both context columns (a subset must include intree, the reference).
+# Guests run under TCG, so the absolute numbers mean little; the ratios,
+# taken in the same boot on the same emulated CPUs, are the result.  Every
+# run also measures the kernel memory of one idle session; --memory
+# measures only that (login, measure, logout: about 40 s a run instead of
+# 4 minutes; no raw link runs).  Report: build/bench/<kernel>.txt, .json,
+# .csv and .png.  See Documentation/performance.md.
 
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 kernels=()
 rounds=6
 runtime=10
-pairings=intree,ours,target,initiator
+pairings=intree,ours,target,initiator,tcp,raw
 memory=""
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -36,7 +39,7 @@ while [ $# -gt 0 ]; do
 	--runtime) runtime=$2; shift ;;
 	--pairings) pairings=$2; shift ;;
 	--memory) memory=1 ;;
-	-h | --help) sed -n '3,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '3,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "bench: unknown argument '$1'" >&2; exit 2 ;;
 	esac
 	shift
@@ -50,8 +53,11 @@ esac
 
 list=$top/build/vm/bench.list
 mkdir -p "$top/build/vm" "$top/build/bench"
-# pairing: name initiator target
-all=("intree intree intree" "ours ours ours" "target intree ours" "initiator ours intree")
+# pairing: name initiator target; then the context columns (tcp: the
+# in-tree modules are loaded for vm_target_setup's iSER portal, the I/O
+# goes over iscsi_tcp; raw: no iSCSI at all)
+all=("intree intree intree" "ours ours ours" "target intree ours" "initiator ours intree"
+	"tcp intree intree" "raw none none")
 pairs=()
 for p in "${all[@]}"; do
 	case ",$pairings," in *",${p%% *},"*) pairs+=("$p") ;; esac
@@ -61,16 +67,34 @@ case ",$pairings," in
 *) echo "bench: --pairings must include intree (the reference)" >&2; exit 2 ;;
 esac
 for p in ${pairings//,/ }; do
-	case " intree ours target initiator " in
+	case " intree ours target initiator tcp raw " in
 	*" $p "*) ;;
 	*) echo "bench: unknown pairing '$p'" >&2; exit 2 ;;
 	esac
 done
+if [ -n "$memory" ]; then
+	# no memory to measure without a session
+	p2=()
+	for p in "${pairs[@]}"; do
+		[ "${p%% *}" = raw ] || p2+=("$p")
+	done
+	pairs=("${p2[@]}")
+fi
+case " ${pairs[*]} " in
+*" raw none none "*)
+	if ! command -v ib_write_bw >/dev/null || ! command -v ib_read_bw >/dev/null; then
+		echo "bench: ib_write_bw/ib_read_bw missing: install Debian's perftest (scripts/deps.sh)" >&2
+		exit 2
+	fi ;;
+esac
 np=${#pairs[@]}
-# the watchdog of one run: set-up, login, the prefill and six workloads
+# the watchdog of one run: set-up, login, the prefill and seven workloads
 # (each with fio's and python's start, slow under TCG), verify, logout;
 # generous, since another guest on the host can slow this one severalfold
-timeout=$((300 + 8 * (runtime + 60)))
+timeout=$((300 + 9 * (runtime + 60)))
+# the raw link run: four perftest runs of RUNTIME, each with a server and
+# a client to start
+link_timeout=$((120 + 4 * (runtime + 60)))
 body_arg=$runtime
 if [ -n "$memory" ]; then
 	body_arg=memory
@@ -83,7 +107,11 @@ fi
 			# ABBA: forward in odd rounds, backward in even ones
 			[ $((r % 2)) = 0 ] && i=$((np - 1 - i))
 			read -r p ini tgt <<<"${pairs[$i]}"
-			echo "bench-r$r-$p $ini $tgt no $timeout bench $body_arg"
+			case $p in
+			tcp) echo "bench-r$r-$p $ini $tgt no $timeout bench $body_arg tcp" ;;
+			raw) echo "bench-r$r-$p $ini $tgt no $link_timeout bench-link $runtime" ;;
+			*) echo "bench-r$r-$p $ini $tgt no $timeout bench $body_arg" ;;
+			esac
 		done
 	done
 } >"$list"

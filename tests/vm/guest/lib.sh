@@ -39,6 +39,13 @@ else
 fi
 VM_ISER_PORT=3260
 VM_TCP_PORT=3261
+# the portal and open-iscsi iface of vm_node_new, vm_node_set, vm_login,
+# vm_logout and vm_check_iser_session: iSER unless a scenario calls
+# vm_use_tcp (iscsi_tcp on the TCP portal, for make bench's TCP column)
+VM_LOGIN_PORT=$VM_ISER_PORT
+VM_LOGIN_IFACE=iser
+VM_LOGIN_TRANSPORT=iser
+VM_LOGIN_LABEL=iSER
 VM_TARGET_IQN=iqn.2003-01.org.linux-iscsi.iser-vm:tgt0
 VM_INITIATOR_IQN=iqn.2004-10.org.debian:iser-vm-initiator
 VM_LUN_SIZE=64M
@@ -597,26 +604,38 @@ vm_setup_node() {
 	vm_node_new
 }
 
-# vm_node_new: a node record for the iSER portal bound to the iser iface.
+# vm_use_tcp: from here on, vm_node_new, vm_login and the rest log in with
+# iscsi_tcp (open-iscsi's iface "default") to the TCP portal that
+# vm_target_setup makes for discovery, instead of over iSER.
+vm_use_tcp() {
+	vm_loaded iscsi_tcp || vm_must modprobe iscsi_tcp
+	VM_LOGIN_PORT=$VM_TCP_PORT
+	VM_LOGIN_IFACE=default
+	VM_LOGIN_TRANSPORT=tcp
+	VM_LOGIN_LABEL=TCP
+}
+
+# vm_node_new: a node record for the iSER portal bound to the iser iface
+# (after vm_use_tcp: the TCP portal, iface default).
 vm_node_new() {
-	vm_must iscsiadm -m node -T "$VM_TARGET_IQN" -p "$VM_TGT_IP:$VM_ISER_PORT" \
-		-I iser -o new
+	vm_must iscsiadm -m node -T "$VM_TARGET_IQN" -p "$VM_TGT_IP:$VM_LOGIN_PORT" \
+		-I "$VM_LOGIN_IFACE" -o new
 }
 
 vm_node_set() {
-	vm_must iscsiadm -m node -T "$VM_TARGET_IQN" -p "$VM_TGT_IP:$VM_ISER_PORT" \
-		-I iser -o update -n "$1" -v "$2"
+	vm_must iscsiadm -m node -T "$VM_TARGET_IQN" -p "$VM_TGT_IP:$VM_LOGIN_PORT" \
+		-I "$VM_LOGIN_IFACE" -o update -n "$1" -v "$2"
 }
 
-# vm_login: log in over iSER; status of iscsiadm.
+# vm_login: log in over iSER (after vm_use_tcp: TCP); status of iscsiadm.
 vm_login() {
 	vm_run timeout 120 iscsiadm -m node -T "$VM_TARGET_IQN" \
-		-p "$VM_TGT_IP:$VM_ISER_PORT" -I iser --login
+		-p "$VM_TGT_IP:$VM_LOGIN_PORT" -I "$VM_LOGIN_IFACE" --login
 }
 
 vm_logout() {
 	vm_run timeout 120 iscsiadm -m node -T "$VM_TARGET_IQN" \
-		-p "$VM_TGT_IP:$VM_ISER_PORT" -I iser --logout
+		-p "$VM_TGT_IP:$VM_LOGIN_PORT" -I "$VM_LOGIN_IFACE" --logout
 }
 
 vm_session_count() {
@@ -640,13 +659,14 @@ vm_no_sessions() {
 	[ "$(vm_session_count)" = 0 ]
 }
 
-# vm_check_iser_session: exactly one session, over iSER, to our target.
+# vm_check_iser_session: exactly one session, over iSER (after vm_use_tcp:
+# over TCP), to our target.
 vm_check_iser_session() {
 	local s
 	s=$(iscsiadm -m session 2>&1)
 	vm_log "sessions: $s"
-	echo "$s" | grep -q "^iser: \[[0-9]*\] $VM_TGT_IP:$VM_ISER_PORT,1 $VM_TARGET_IQN" ||
-		vm_fail "no iSER session to $VM_TARGET_IQN (iscsiadm -m session: $s)"
+	echo "$s" | grep -q "^$VM_LOGIN_TRANSPORT: \[[0-9]*\] $VM_TGT_IP:$VM_LOGIN_PORT,1 $VM_TARGET_IQN" ||
+		vm_fail "no $VM_LOGIN_LABEL session to $VM_TARGET_IQN (iscsiadm -m session: $s)"
 	[ "$(vm_session_count)" = 1 ] || vm_fail "expected 1 session, have $(vm_session_count)"
 }
 
@@ -706,7 +726,7 @@ vm_login_disk() {
 	local out
 	out=$(vm_login 2>&1) || {
 		echo "$out" >&2
-		vm_fail "iSER login to $VM_TARGET_IQN failed: $(echo "$out" |
+		vm_fail "$VM_LOGIN_LABEL login to $VM_TARGET_IQN failed: $(echo "$out" |
 			grep -m1 -E 'reported error|iscsiadm: [^CL]' | sed 's/^iscsiadm: //')"
 	}
 	echo "$out" >&2

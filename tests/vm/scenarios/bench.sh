@@ -5,7 +5,10 @@
 # in one boot): a fixed set of fio workloads on a ramdisk LUN, each for
 # RUNTIME seconds after a short ramp, without verification; then one
 # verified job, so a number never comes from a data path that corrupts.
-#   bench [RUNTIME|memory]     (memory: only the memory of one idle session)
+#   bench [RUNTIME|memory] [tcp]
+# memory: only the memory of one idle session; tcp: log in with iscsi_tcp
+# (open-iscsi's iface "default") to LIO's TCP portal instead of over iSER,
+# for the report's context column (the same target, LUN and workloads).
 # Results, one JSON object per workload, in $VM_SCEN_DIR/bench.json:
 # IOPS, bandwidth, mean and 99th percentile completion latency, and the
 # guest's CPU busy time over the run (from /proc/stat), so that a pairing
@@ -13,9 +16,15 @@
 # kernel memory of one idle session (see memstat below).
 
 runtime=${1:-10}
+transport=${2:-iser}
 case $runtime in
 memory) ;;
 '' | *[!0-9]*) vm_fail "bench.sh: RUNTIME must be a number of seconds, not '$runtime'" ;;
+esac
+case $transport in
+iser) ;;
+tcp) vm_use_tcp ;;
+*) vm_fail "bench.sh: the transport is iser or tcp, not '$transport'" ;;
 esac
 
 vm_rxe_up
@@ -51,6 +60,7 @@ workloads=(
 	"randwrite-4k-qd32 rw=randwrite bs=4k iodepth=32"
 	"randread-4k-qd1 rw=randread bs=4k iodepth=1"
 	"randrw70-16k-qd16 rw=randrw rwmixread=70 bs=16k iodepth=16"
+	"read-512k-qd4 rw=read bs=512k iodepth=4"
 	"read-1m-qd4 rw=read bs=1M iodepth=4"
 	"write-1m-qd4 rw=write bs=1M iodepth=4"
 )
@@ -73,6 +83,7 @@ rxe_counters() {
 
 out=$VM_SCEN_DIR/bench.json
 : >"$out"
+rxe_counters >/tmp/rxe.start
 # prefill so that reads return written blocks, not a sparse ramdisk
 vm_must fio --name=prefill --filename="$dev" --rw=write --bs=1M --iodepth=8 \
 	--direct=1 --ioengine=libaio --output=/dev/null
@@ -122,6 +133,11 @@ for w in "${workloads[@]}"; do
 			printf "%s +%d ", $1, $2 - b[$1] } END { print "" }' \
 		/tmp/rxe.before - | sed 's/^/rxe counters: /'
 done
+
+# which soft-RoCE devices carried the run (none over TCP)
+rxe_counters | awk 'NR == FNR { b[$1] = $2; next }
+	$1 ~ /(sent|rcvd)_pkts$/ { printf "%s +%d ", $1, $2 - b[$1] } END { print "" }' \
+	/tmp/rxe.start - | sed 's/^/rxe packets over all workloads: /'
 
 vm_fio "$dev" after-bench <<-EOF
 	[verify-after-bench]
