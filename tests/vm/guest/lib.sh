@@ -308,8 +308,6 @@ vm_peer_rxe_up() {
 	vm_log "$VM_PEER_ROLE guest: $nic $ip, $(rdma link show)"
 }
 
-# vm_peer_counters: the CM's message counters and soft-RoCE's packet
-
 # A link outage in the two-guest mode: every frame this guest's NIC sends
 # or receives is lost, as when a cable or switch fails further along.
 # Lost, not refused: 6.12's soft-RoCE moves a QP to the error state when
@@ -354,6 +352,8 @@ vm_link_cut_remove() {
 vm_send_errs() {
 	cat /sys/class/infiniband/rxe0/ports/1/hw_counters/send_err 2>/dev/null
 }
+
+# vm_peer_counters: the CM's message counters and soft-RoCE's packet
 # counters of rxe0, one line (what the link carried, for the log).
 vm_peer_counters() {
 	local d f out=""
