@@ -19,6 +19,12 @@ if [ "$ver" != "$conf_ver" ]; then
 	exit 1
 fi
 
+hdr_ver=$(sed -n 's/^#define ISDM_VERSION[[:space:]]*"\(.*\)"$/\1/p' "$top/include/isdm/isdm.h")
+if [ "$ver" != "$hdr_ver" ]; then
+	echo "dkms-tree: VERSION ($ver) and ISDM_VERSION in include/isdm/isdm.h ($hdr_ver), the modules' MODULE_VERSION, differ" >&2
+	exit 1
+fi
+
 mkdir -p "$dest"
 for f in Kbuild Makefile dkms.conf VERSION LICENSE; do
 	install -m 644 "$top/$f" "$dest/$f"

@@ -14,8 +14,12 @@
 
 #include "isdm/iser_wire.h"
 
-/* version of the three modules (modinfo; gives them a srcversion too) */
-#define ISDM_VERSION	"0.1.0"
+/*
+ * version of the three modules (modinfo; gives them a srcversion too): the
+ * package version, as in VERSION, dkms.conf and debian/changelog
+ * (scripts/dkms-tree.sh refuses a tree where they differ)
+ */
+#define ISDM_VERSION	"0.9.0"
 
 /**
  * struct isdm_device - one RDMA device as the datamover uses it

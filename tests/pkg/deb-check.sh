@@ -11,7 +11,8 @@
 #     build/ and no objects;
 #   - the dkms.conf in the package names the three modules;
 #   - for each Debian 12 kernel of scripts/kernels.sh whose headers are
-#     installed, dkms adds and builds the package's sources in a scratch
+#     installed, dkms adds and builds the package's sources (modules of
+#     the package's version, MODULE_VERSION) in a scratch
 #     DKMS tree (--dkmstree, --sourcetree in a temporary directory), so
 #     /var/lib/dkms, /usr/src and /lib/modules stay untouched. dkms signs
 #     the built modules with its key (/var/lib/dkms/mok.key), and creates
@@ -138,11 +139,15 @@ for krel in "$KREL_61" "$KREL_612"; do
 		"${dk[@]}" >"$log" 2>&1; then
 		missing=
 		for m in iser_dm ib_iser ib_isert; do
-			compgen -G "$tmp/dkms/iser/$ver/$krel/*/module/$m.ko*" >/dev/null ||
+			f=$(compgen -G "$tmp/dkms/iser/$ver/$krel/*/module/$m.ko*" | head -n 1)
+			if [ -z "$f" ]; then
 				missing="$missing $m"
+			elif [ "$(modinfo -F version "$f" 2>/dev/null)" != "$ver" ]; then
+				missing="$missing $m(version '$(modinfo -F version "$f" 2>/dev/null)', not $ver)"
+			fi
 		done
 		if [ -z "$missing" ]; then
-			ok "dkms build for $krel (three modules)"
+			ok "dkms build for $krel (three modules, version $ver)"
 		else
 			ko "dkms build for $krel: missing$missing"
 		fi
