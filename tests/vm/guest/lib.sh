@@ -347,10 +347,12 @@ vm_link_cut_remove() {
 	tc qdisc del dev "$1" ingress 2>/dev/null
 }
 
-# vm_send_errs: rxe0's transmit errors (a frame the kernel refused); an
-# outage made by vm_link_cut must leave it unchanged.
-vm_send_errs() {
-	cat /sys/class/infiniband/rxe0/ports/1/hw_counters/send_err 2>/dev/null
+# vm_rxe_counter NAME: soft-RoCE's counter NAME of rxe0 (hw_counters),
+# e.g. rcvd_pkts (RoCE packets received: must stand still while the link
+# is cut) or send_err (frames the kernel refused: an outage made by
+# vm_link_cut must leave it unchanged); empty when rxe0 has none.
+vm_rxe_counter() {
+	cat "/sys/class/infiniband/rxe0/ports/1/hw_counters/$1" 2>/dev/null
 }
 
 # vm_peer_counters: the CM's message counters and soft-RoCE's packet

@@ -65,11 +65,6 @@ esac
 vm_rxe_up
 vm_load_roles
 
-# rxe0's received RoCE packets
-rcvd_pkts() {
-	cat /sys/class/infiniband/rxe0/ports/1/hw_counters/rcvd_pkts 2>/dev/null
-}
-
 if [ "$VM_PEER_ROLE" = target ]; then
 	vm_target_setup
 	stats=/sys/kernel/config/target/iscsi/$VM_TARGET_IQN/fabric_statistics/iscsi_login_stats
@@ -109,11 +104,11 @@ if [ "$VM_PEER_ROLE" = target ]; then
 	ip neigh replace "$VM_INI_IP" lladdr "$tmac" dev "$tnic" nud permanent
 	# rcvd_pkts at the initiator's two samples within the outage
 	if wait_sig cut; then
-		rx_cut=$(rcvd_pkts)
+		rx_cut=$(vm_rxe_counter rcvd_pkts)
 		vm_log "outage: rcvd_pkts $rx_cut"
 	fi
 	if wait_sig restore; then
-		rx_end=$(rcvd_pkts)
+		rx_end=$(vm_rxe_counter rcvd_pkts)
 		vm_log "outage ends: rcvd_pkts $rx_end"
 		vm_peer_signal restore-ack
 	fi
@@ -196,7 +191,7 @@ rm -f /tmp/linkflap.rx /tmp/linkflap.cut /tmp/linkflap.up /tmp/linkflap.senderr
 		[ -n "$mac" ] || mac=52:54:00:12:78:01
 		ip neigh replace "$VM_TGT_IP" lladdr "$mac" dev "$nic" nud permanent
 		vm_log "$nic drops everything for $secs s (neighbour $VM_TGT_IP pinned at $mac)"
-		vm_send_errs >/tmp/linkflap.senderr
+		vm_rxe_counter send_err >/tmp/linkflap.senderr
 		vm_link_cut "$nic" on
 	else
 		vm_log "$nic down for $secs s (see above: soft-RoCE does not recover)"
@@ -204,10 +199,10 @@ rm -f /tmp/linkflap.rx /tmp/linkflap.cut /tmp/linkflap.up /tmp/linkflap.senderr
 	fi
 	cut -d' ' -f1 /proc/uptime >/tmp/linkflap.cut
 	sleep 2
-	rx_cut=$(rcvd_pkts)
+	rx_cut=$(vm_rxe_counter rcvd_pkts)
 	vm_peer_signal cut "$rx_cut"
 	sleep $((secs - 4))
-	rx_end=$(rcvd_pkts)
+	rx_end=$(vm_rxe_counter rcvd_pkts)
 	echo "$rx_cut $rx_end" >/tmp/linkflap.rx
 	vm_peer_signal restore "$rx_end"
 	# the target guest's sample must be taken with the link still cut
@@ -215,7 +210,7 @@ rm -f /tmp/linkflap.rx /tmp/linkflap.cut /tmp/linkflap.up /tmp/linkflap.senderr
 	sleep 2
 	if [ "$how" = --drop ]; then
 		vm_link_cut "$nic" off
-		echo "$(cat /tmp/linkflap.senderr) $(vm_send_errs)" >/tmp/linkflap.senderr
+		echo "$(cat /tmp/linkflap.senderr) $(vm_rxe_counter send_err)" >/tmp/linkflap.senderr
 		ip neigh replace "$VM_TGT_IP" lladdr "$mac" dev "$nic" nud reachable
 	else
 		ip link set "$nic" up

@@ -86,9 +86,6 @@ fi
 stats=/sys/kernel/config/target/iscsi/$SAN_TARGET_IQN/fabric_statistics/iscsi_login_stats
 vm_peer_signal ready
 
-rcvd_pkts() {
-	cat /sys/class/infiniband/rxe0/ports/1/hw_counters/rcvd_pkts 2>/dev/null
-}
 rx_cut="" rx_end="" se_cut="" se_end=""
 if [ "$flap" -gt 0 ]; then
 	# until the initiator guest's root writes, or the host says it is over
@@ -102,14 +99,14 @@ if [ "$flap" -gt 0 ]; then
 		ip neigh replace "$VM_INI_IP" lladdr "$imac" dev "$nic" nud permanent
 		vm_log "$nic drops everything for $flap s (neighbour $VM_INI_IP pinned at $imac)"
 		acc_cut=$(cat "$stats/accepts" 2>/dev/null)
-		se_cut=$(vm_send_errs)
+		se_cut=$(vm_rxe_counter send_err)
 		vm_link_cut "$nic" on || vm_fail "could not cut the link"
 		sleep 2
-		rx_cut=$(rcvd_pkts)
+		rx_cut=$(vm_rxe_counter rcvd_pkts)
 		sleep $((flap - 2))
-		rx_end=$(rcvd_pkts)
+		rx_end=$(vm_rxe_counter rcvd_pkts)
 		vm_link_cut "$nic" off
-		se_end=$(vm_send_errs)
+		se_end=$(vm_rxe_counter send_err)
 		ip neigh replace "$VM_INI_IP" lladdr "$imac" dev "$nic" nud reachable
 		vm_log "$nic passes frames again; rcvd_pkts $rx_cut, then $rx_end during the outage; send_err $se_cut, then $se_end"
 		# the initiator's root reports "FLAP" once its writes are
