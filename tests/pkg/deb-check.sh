@@ -92,6 +92,7 @@ check "package has the way-back example" \
 	has usr/share/doc/iser-dkms/examples/iser-intree.conf
 for f in usr/share/initramfs-tools/hooks/iser \
 	usr/share/initramfs-tools/scripts/init-premount/iser \
+	usr/share/initramfs-tools/scripts/local-bottom/iser \
 	usr/lib/dracut/modules.d/95iser/module-setup.sh \
 	usr/lib/dracut/modules.d/95iser/parse-iser.sh \
 	usr/lib/dracut/modules.d/95iser/iser-online.sh; do

@@ -10,8 +10,10 @@
 #      then klibc's tools alone as with BUSYBOX=n;
 #      stubs for modprobe, iscsistart, rdma and the networking of
 #      /scripts/functions, a fake /sys): the iscsistart arguments, the
-#      root device it exports, and that every bad input ends in panic
-#      with its message within the bound (shortened for the test);
+#      root device it exports, the marker for scripts/local-bottom/iser
+#      (which then runs in the same chroot), and that every bad input
+#      ends in panic with its message within the bound (shortened for
+#      the test);
 #   4. the dracut module's hooks (iser-lib.sh) with a stubbed dracut-lib;
 #   5. mkinitramfs for the 6.1 kernel with the hook in a scratch
 #      configuration directory (-d), our modules from build/<release>/
@@ -19,7 +21,7 @@
 #      ISER_MODULES_FROM and a scratch iscsi.initramfs through
 #      ISER_ISCSI_CONF; lsinitramfs and the unpacked image show our
 #      modules (resolved by modprobe ahead of the in-tree ib_iser), the
-#      scripts in the init-premount ORDER, iscsistart, rdma and
+#      scripts in the init-premount and local-bottom ORDER, iscsistart, rdma and
 #      rdma_rxe only with ISER_RXE_NETDEV, the configuration; and
 #      nothing of ours with NO_ISCSI_IN_INITRAMFS=yes.
 # Nothing in /etc, /boot or /lib/modules is written. Needs root (chroot,
@@ -51,6 +53,7 @@ finish() {
 itools=$top/initramfs/initramfs-tools
 funcs=$itools/scripts/iser-functions
 premount=$itools/scripts/init-premount/iser
+bottom=$itools/scripts/local-bottom/iser
 hook=$itools/hooks/iser
 dracut=$top/initramfs/dracut/95iser
 krel=$KREL_61
@@ -73,8 +76,8 @@ trap cleanup EXIT
 
 # ---- 1. shellcheck
 if command -v shellcheck >/dev/null; then
-	check "shellcheck (sh): hook, init-premount script, iser-functions, dracut hooks" \
-		shellcheck -s sh -x "$hook" "$premount" "$funcs" \
+	check "shellcheck (sh): hook, init-premount and local-bottom scripts, iser-functions, dracut hooks" \
+		shellcheck -s sh -x "$hook" "$premount" "$bottom" "$funcs" \
 		"$dracut/parse-iser.sh" "$dracut/iser-online.sh" "$dracut/iser-lib.sh"
 	check "shellcheck (bash): dracut module-setup.sh, this test" \
 		shellcheck -x "$dracut/module-setup.sh" "$0"
@@ -290,6 +293,19 @@ ISCSI_TARGET_IP=192.168.1.10" "quiet" ok 1
 		"iscsistart -i iqn.2026-11.org.example:host1 -t $tgt -g 1 -a 192.168.1.10 -p 3260 -u u -w p -P iface.transport_name=iser -P node.session.initial_login_retry_max=4 -P node.conn[0].timeo.login_timeout=15"
 	check "[$fl] script: records the interface for open-iscsi" \
 		has "$(cat "$r/run/initramfs/open-iscsi.interface")" eth0
+	check "[$fl] script: leaves /run/iser/logged-in for local-bottom" \
+		test -e "$r/run/iser/logged-in"
+	# local-bottom: with the marker it reads OpenSSL's configuration
+	# below rootmnt (missing here: still exit 0); without, nothing
+	mkdir -p "$r/scripts/local-bottom" "$r/root"
+	cp "$bottom" "$r/scripts/local-bottom/iser"
+	out=$(env -i PATH=/sbin:/bin rootmnt=/root timeout 20 chroot "$r" /bin/sh /scripts/local-bottom/iser 2>&1)
+	check "[$fl] local-bottom script: exit 0, silent, with the marker and no files" \
+		test "$?" = 0 -a -z "$out"
+	rm -f "$r/run/iser/logged-in"
+	out=$(env -i PATH=/sbin:/bin rootmnt=/root timeout 20 chroot "$r" /bin/sh /scripts/local-bottom/iser 2>&1)
+	check "[$fl] local-bottom script: exit 0, silent, without the marker" \
+		test "$?" = 0 -a -z "$out"
 
 	# root=iscsi: the LUN's block device becomes ROOT
 	run "ISCSI_TRANSPORT=iser" "root=iscsi:192.168.1.10::3260:1:$tgt" ok 1 "iscsi:192.168.1.10::3260:1:$tgt"
@@ -421,11 +437,12 @@ cp "$mods/drivers/core/iser_dm.ko" "$mods/drivers/initiator/ib_iser.ko" \
 # mkimage NAME MODULES ISCSI-CONF [NO_ISCSI]: image in $tmp/NAME.img
 mkimage() {
 	local cd=$tmp/conf-$1
-	mkdir -p "$cd/hooks" "$cd/scripts/init-premount" "$cd/conf.d"
+	mkdir -p "$cd/hooks" "$cd/scripts/init-premount" "$cd/scripts/local-bottom" "$cd/conf.d"
 	printf 'MODULES=%s\nBUSYBOX=auto\nCOMPRESS=zstd\nKEYMAP=n\nDEVICE=\nNFSROOT=auto\nRUNSIZE=10%%\nFSTYPE=auto\n' \
 		"$2" >"$cd/initramfs.conf"
 	cp "$hook" "$cd/hooks/iser"
 	cp "$premount" "$cd/scripts/init-premount/iser"
+	cp "$bottom" "$cd/scripts/local-bottom/iser"
 	cp "$funcs" "$cd/scripts/iser-functions"
 	[ -n "${4:-}" ] && echo "NO_ISCSI_IN_INITRAMFS=yes" >"$cd/conf.d/open-iscsi"
 	printf '%s\n' "$3" >"$tmp/$1.iscsi.initramfs"
@@ -471,6 +488,8 @@ if check "mkinitramfs -d (MODULES=most, ISER_RXE_NETDEV=eth0) for $krel" mkimage
 		eval 'inlist most "^scripts/init-premount/iser$" && inlist most "^scripts/iser-functions$"'
 	check "image's init-premount ORDER runs iser" \
 		grep -q '^/scripts/init-premount/iser ' "$tmp/most.x/scripts/init-premount/ORDER"
+	check "image's local-bottom ORDER runs iser" \
+		grep -q '^/scripts/local-bottom/iser ' "$tmp/most.x/scripts/local-bottom/ORDER"
 	check "image's /etc/iscsi.initramfs is the configuration given" \
 		cmp -s "$tmp/most.iscsi.initramfs" "$tmp/most.x/etc/iscsi.initramfs"
 	check "image has the initiator name" test -s "$tmp/most.x/etc/initiatorname.iscsi"
@@ -480,7 +499,7 @@ if check "mkinitramfs -d (MODULES=most, ISER_RXE_NETDEV=eth0) for $krel" mkimage
 	check "image's ib_iser.ko is built for $krel" \
 		eval 'modinfo -F vermagic "$tmp/most.x/$K/updates/iser/ib_iser.ko" | grep -q "^$krel "'
 	check "the image's scripts are the repository's" \
-		eval 'cmp -s "$premount" "$tmp/most.x/scripts/init-premount/iser" && cmp -s "$funcs" "$tmp/most.x/scripts/iser-functions"'
+		eval 'cmp -s "$premount" "$tmp/most.x/scripts/init-premount/iser" && cmp -s "$bottom" "$tmp/most.x/scripts/local-bottom/iser" && cmp -s "$funcs" "$tmp/most.x/scripts/iser-functions"'
 fi
 
 if check "mkinitramfs -d (MODULES=list, no ISER_RXE_NETDEV)" mkimage list list "ISCSI_TRANSPORT=iser"; then

@@ -589,7 +589,10 @@ vm_san_line() {
 # iser-functions).  The target guest serves the root LUN as in the other
 # rows, but requires CHAP (user VM_SAN_CHAP_USER, scenarios/sanboot.sh).
 VM_SAN_BAD_CASES="target chap nochap port addr rdma"
+# the CHAP account the target guest requires with --bad and --chap
+# (scenarios/sanboot.sh has the same two values)
 VM_SAN_CHAP_USER=iser-san
+VM_SAN_CHAP_SECRET=sanboot-secret-1
 # an address on the link that nobody has, a port nobody listens on
 VM_SAN_NOBODY_IP=192.168.78.9
 VM_SAN_NOBODY_PORT=3261
@@ -682,7 +685,7 @@ vm_san_bad_poll() {
 # vm_san_boot RELEASE JOBDIR ROW [LINE_HANDLER]
 #
 # Run one boot-from-SAN scenario (ROW: INITIATOR "ours@san", TARGET
-# "X@peer", BODY sanboot [--flap SECONDS]).  The target guest is booted as
+# "X@peer", BODY sanboot [--flap SECONDS] [--chap]).  The target guest is booted as
 # in vm_pair_boot and runs the body (scenarios/sanboot.sh), which serves
 # JOBDIR/NAME.sig/root.img (a copy of vm_san_rootfs's image) as LUN 0 of
 # $VM_SAN_TARGET_IQN over iSER and signals "ready".  Then the initiator
@@ -695,6 +698,8 @@ vm_san_bad_poll() {
 # guest's as in vm_pair_boot.  After the boots the host writes the marker
 # it saw (NAME.sig/token) and "done"; the target guest then checks its
 # copy of the image and the logins it accepted, and tears down.
+# With --chap the target requires CHAP and root= carries the account
+# (root=iscsi:USER:SECRET@...), so both boots log in with it.
 # With --bad CASE,... the initiator guest boots once per CASE instead
 # (vm_san_bad_case; NAME.bootN/case names it), without panic= so that a
 # failure ends in the initramfs shell, which vm_san_bad_poll waits for;
@@ -704,7 +709,7 @@ vm_san_bad_poll() {
 # shellcheck disable=SC2034 # VM_SAN_BOOTS, VM_PEER_* are for the caller
 vm_san_boot() {
 	local rel=$1 job=$2 row=$3 name ini tgt def tmo body rest mode=plain flap=0 dracut=0
-	local pjob sig port hard phard ppid n state root initrd b bj token moddir a
+	local pjob sig port hard phard ppid n state root initrd b bj token moddir a cred=""
 	local bad="" boots="1 2" c initrd_norxe="" rootp
 	local save_cpus=$VM_CPUS save_mem=$VM_MEM save_bt=$VM_BOOT_TIMEOUT save_slack=$VM_SCENARIO_SLACK
 	read -r name ini tgt def tmo body rest <<<"$row"
@@ -723,6 +728,7 @@ vm_san_boot() {
 		--flap) mode=flap; flap=${2:-}; shift ;;
 		--dracut) dracut=1 ;;
 		--bad) mode=bad; bad=${2:-}; shift ;;
+		--chap) cred=$VM_SAN_CHAP_USER:$VM_SAN_CHAP_SECRET@ ;;
 		esac
 		shift
 	done
@@ -810,7 +816,7 @@ vm_san_boot() {
 			else
 				a="ip=$VM_SAN_INI_IP::::iser-san:eth0:off"
 			fi
-			VM_BOOT_CMDLINE="console=ttyS0,115200 panic=-1 mitigations=off log_buf_len=$VM_LOG_BUF_LEN printk.devkmsg=on net.ifnames=0 $a root=iscsi:$VM_SAN_TGT_IP::3260:0:$VM_SAN_TARGET_IQN iser_san.boot=$b iser_san.mode=$mode iser_san.flap=$((flap + 40)) ${ISER_VM_APPEND:-}"
+			VM_BOOT_CMDLINE="console=ttyS0,115200 panic=-1 mitigations=off log_buf_len=$VM_LOG_BUF_LEN printk.devkmsg=on net.ifnames=0 $a root=iscsi:$cred$VM_SAN_TGT_IP::3260:0:$VM_SAN_TARGET_IQN iser_san.boot=$b iser_san.mode=$mode iser_san.flap=$((flap + 40)) ${ISER_VM_APPEND:-}"
 			VM_BOOT_TIMEOUT=$VM_SAN_BOOT_TIMEOUT
 			VM_SCENARIO_SLACK=$((tmo + 60))
 			if [ $mode = bad ]; then

@@ -43,7 +43,7 @@ trap 'rm -rf "$tmp"' EXIT
 deb=$(ls "$top"/build/deb/iser-dkms_*_all.deb)
 dpkg-deb -x "$deb" "$tmp/root"
 pkg=$tmp/root/usr/share/initramfs-tools
-for f in hooks/iser scripts/init-premount/iser scripts/iser-functions; do
+for f in hooks/iser scripts/init-premount/iser scripts/local-bottom/iser scripts/iser-functions; do
 	[ -f "$pkg/$f" ] || { echo "mkinitrd: $deb has no /usr/share/initramfs-tools/$f" >&2; exit 1; }
 done
 
@@ -52,7 +52,7 @@ done
 # (mkinitramfs reads hooks and scripts from the configuration directory
 # as well as from /usr/share/initramfs-tools)
 cd_=$tmp/conf
-mkdir -p "$cd_/hooks" "$cd_/scripts/init-premount" "$cd_/conf.d"
+mkdir -p "$cd_/hooks" "$cd_/scripts/init-premount" "$cd_/scripts/local-bottom" "$cd_/conf.d"
 cp /usr/share/initramfs-tools/conf.d/* "$cd_/conf.d/" 2>/dev/null || :
 cat >"$cd_/initramfs.conf" <<-EOC
 	MODULES=most
@@ -67,6 +67,7 @@ EOC
 : >"$cd_/modules"
 cp -p "$pkg/hooks/iser" "$cd_/hooks/iser"
 cp -p "$pkg/scripts/init-premount/iser" "$cd_/scripts/init-premount/iser"
+cp -p "$pkg/scripts/local-bottom/iser" "$cd_/scripts/local-bottom/iser"
 cp -p "$pkg/scripts/iser-functions" "$cd_/scripts/iser-functions"
 
 # /etc/iscsi/iscsi.initramfs and the initiator name; the target comes
@@ -84,7 +85,7 @@ ISER_MODULES_FROM=$tmp/mods ISER_ISCSI_CONF=$tmp/iscsi.initramfs \
 # what went in, for the log
 lsinitramfs "$out.tmp" >"$out.list"
 cat "$tmp/mkinitramfs.log"
-must="updates/iser/ib_iser.ko updates/iser/iser_dm.ko scripts/init-premount/iser etc/iscsi.initramfs sbin/iscsistart"
+must="updates/iser/ib_iser.ko updates/iser/iser_dm.ko scripts/init-premount/iser scripts/local-bottom/iser etc/iscsi.initramfs sbin/iscsistart"
 if [ "$variant" = norxe ]; then
 	for f in /rdma_rxe.ko sbin/rdma; do
 		! grep -q "$f" "$out.list" || { echo "mkinitrd: the norxe image has $f" >&2; exit 1; }

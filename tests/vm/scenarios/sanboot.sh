@@ -4,7 +4,7 @@
 # Boot from SAN, the target guest's half (INITIATOR "ours@san", TARGET
 # "X@peer" in scenarios.list; host.sh vm_san_boot boots the initiator
 # guest, which runs no body of its own):
-#   sanboot [--flap SECONDS] [--dracut] [--bad CASE,...]
+#   sanboot [--flap SECONDS] [--dracut] [--chap] [--bad CASE,...]
 # Serves the root file system image the host put in the signal directory
 # (root.img, from tests/vm/sanboot/mkroot.sh) as LUN 0 of a target with an
 # iSER portal on the link, signals "ready", and waits until the host
@@ -23,6 +23,9 @@
 # with the initiator's address pinned in its neighbour table, and checks
 # that rxe0 received nothing meanwhile and that no frame was refused
 # (send_err; a refused frame kills a 6.12 soft-RoCE QP).
+# --chap: this guest requires CHAP (user iser-san, the secret below) and
+# the initiator guest's root= carries the account (host.sh vm_san_boot):
+# its logins, which the checks above count, are CHAP logins.
 # --bad CASE,...: the initiator guest boots once per CASE with a bad
 # configuration (host.sh vm_san_bad_case) and must fail each time; this
 # guest requires CHAP (user iser-san, the secret below), so that the
@@ -31,11 +34,13 @@
 
 flap=0
 bad=""
+chap=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--flap) flap=${2:-}; shift ;;
 	--bad) bad=${2:-}; shift ;;
 	--dracut) ;; # the initiator guest's initramfs: the host's business
+	--chap) chap=1 ;;
 	*) vm_fail "sanboot.sh: bad argument $1" ;;
 	esac
 	shift
@@ -68,7 +73,8 @@ vm_tcli "/backstores/fileio create name=sanroot file_or_dev=$img write_back=fals
 	"$t/portals create $VM_TGT_IP $VM_ISER_PORT" \
 	"$t/portals/$VM_TGT_IP:$VM_ISER_PORT enable_iser true" \
 	"$t/acls create $SAN_INITIATOR_IQN"
-if [ -n "$bad" ]; then
+[ -n "$bad" ] && chap=1
+if [ "$chap" = 1 ]; then
 	vm_tcli "$t/acls/$SAN_INITIATOR_IQN set auth userid=$SAN_CHAP_USER password=$SAN_CHAP_SECRET" \
 		"$t set attribute authentication=1"
 else
@@ -77,7 +83,7 @@ fi
 tpg=/sys/kernel/config/target/iscsi/$SAN_TARGET_IQN/tpgt_1
 [ "$(cat "$tpg/np/$VM_TGT_IP:$VM_ISER_PORT/iser" 2>/dev/null)" = 1 ] ||
 	vm_fail "target: portal $VM_TGT_IP:$VM_ISER_PORT is not an iSER portal in configfs"
-if [ -n "$bad" ]; then
+if [ "$chap" = 1 ]; then
 	[ "$(cat "$tpg/attrib/authentication" 2>/dev/null)" = 1 ] ||
 		vm_fail "target: authentication not required in configfs"
 	[ "$(cat "$tpg/acls/$SAN_INITIATOR_IQN/auth/userid" 2>/dev/null)" = "$SAN_CHAP_USER" ] ||
