@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Build the iser-dkms binary package into build/deb/.
+# Build the iser-dkms binary package into build/deb/ (or DIR).
+#   scripts/make-deb.sh [--out DIR]
 #
 # The tree is copied into a temporary directory first (without .git,
 # build/ and tests/), so that dpkg-buildpackage writes nothing into the
@@ -9,6 +10,12 @@
 
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
+out=$top/build/deb
+case ${1:-} in
+"") ;;
+--out) out=${2:?make-deb: --out needs a directory} ;;
+*) echo "usage: scripts/make-deb.sh [--out DIR]" >&2; exit 2 ;;
+esac
 ver=$(cat "$top/VERSION")
 chver=$(dpkg-parsechangelog -l "$top/debian/changelog" -S Version)
 if [ "$ver" != "$chver" ]; then
@@ -33,7 +40,6 @@ if ! (cd "$src" && dpkg-buildpackage -us -uc -b) >"$log" 2>&1; then
 	exit 1
 fi
 
-out=$top/build/deb
 mkdir -p "$out"
 rm -f "$out"/iser-dkms_*.deb "$out"/iser_*.changes "$out"/iser_*.buildinfo
 cp "$tmp"/iser-dkms_"$ver"_all.deb "$tmp"/iser_"$ver"_*.changes \
