@@ -1282,6 +1282,10 @@ static int ist_conns_show(struct seq_file *m, void *unused)
 			seq_printf(m, "initiator_recv_dsl: %u\n",
 				   ic->view.ini_rdsl);
 			seq_printf(m, "max_xmit_dsl: %u\n", ic->view.max_xmit);
+			seq_printf(m, "rx_held: %d\n",
+				   atomic_read(&ic->rx_held));
+			seq_printf(m, "imm_in_place: %ld\n",
+				   atomic_long_read(&ic->imm_in_place));
 		}
 		mutex_unlock(&ic->lock);
 	}

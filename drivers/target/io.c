@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ib_isert: full feature phase. Received PDUs are validated by the wire
- * layer, copied out of the receive buffer (which is reposted at once) and
- * handed to LIO; responses go out as Sends, read data as RDMA Writes
- * chained in front of the SCSI Response, write data is pulled with RDMA
- * Reads, both through rdma_rw.
+ * layer and handed to LIO; their receive buffer is reposted at once,
+ * except that of a WRITE whose data all came as immediate data: LIO uses
+ * that data in place, and the buffer is reposted when the status goes out.
+ * Responses go out as Sends, read data as RDMA Writes chained in front of
+ * the SCSI Response, write data is pulled with RDMA Reads, both through
+ * rdma_rw.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -144,6 +146,33 @@ static void ist_rdma_unreserve(struct ist_cmd *icmd)
 		mod_delayed_work(ist_wq, &ic->rdma_retry_work, 0);
 }
 
+/**
+ * ist_rx_give_back() - repost the receive buffer a WRITE used in place
+ * @icmd: the command; nothing happens when it holds no buffer
+ *
+ * Called when the command's status is about to be sent (its data is no
+ * longer read: the backend finished, or never started) and on every path
+ * that ends a command without a status (an abort, a CmdSN LIO dropped, a
+ * failed Send, the connection's teardown); the first call takes the
+ * buffer. A failing connection gets nothing posted: its teardown drains
+ * the QP and frees the ring.
+ */
+static void ist_rx_give_back(struct ist_cmd *icmd)
+{
+	struct isdm_rx_desc *rx = xchg(&icmd->rx_held, NULL);
+	struct ist_conn *ic = icmd->conn;
+	int ret;
+
+	if (!rx)
+		return;
+	atomic_dec(&ic->rx_held);
+	if (READ_ONCE(ic->failed))
+		return;
+	ret = isdm_rx_post(ic->base.q.qp, ic->base.dev, rx);
+	if (ret)
+		ist_conn_fail(ic, "cannot repost a receive buffer", ret);
+}
+
 static void ist_unlink_cmd(struct iscsit_conn *conn, struct iscsit_cmd *cmd)
 {
 	spin_lock_bh(&conn->cmd_lock);
@@ -188,6 +217,7 @@ static void ist_put_cmd(struct ist_cmd *icmd, bool comp_err)
 	ist_unlink_cmd(conn, cmd);
 	if (!comp_err)
 		cmd->i_state = ISTATE_SENT_STATUS;
+	ist_rx_give_back(icmd);
 
 	switch (cmd->iscsi_opcode) {
 	case ISCSI_OP_SCSI_CMD:
@@ -420,13 +450,22 @@ static u32 ist_unsol_len(struct iscsit_conn *conn, const u8 *bhs, u32 dlen)
 				  so->FirstBurstLength);
 }
 
-static int ist_handle_scsi_cmd(struct ist_conn *ic, u8 *buf,
-			       const struct isdm_rx_pdu *pdu)
+/*
+ * A SCSI Command. When it is a WRITE whose data all came as immediate
+ * data, LIO gets that data where it is: its scatterlist is the data
+ * segment in @rx, no pages are allocated and nothing is copied
+ * (SCF_PASSTHROUGH_SG_TO_MEM_NOALLOC); the command holds @rx until
+ * ist_rx_give_back() and *@kept tells the caller not to repost it. Any
+ * other immediate data is copied into the pages LIO allocated.
+ */
+static int ist_handle_scsi_cmd(struct ist_conn *ic, struct isdm_rx_desc *rx,
+			       const struct isdm_rx_pdu *pdu, bool *kept)
 {
 	struct iscsit_conn *conn = ic->conn;
+	u8 *buf = rx->buf;
 	u8 *bhs = buf + pdu->bhs_off;
 	struct iscsi_scsi_req *hdr = (struct iscsi_scsi_req *)bhs;
-	bool dump_payload = false;
+	bool dump_payload = false, in_place;
 	struct iscsit_cmd *cmd;
 	struct ist_cmd *icmd;
 	u32 imm_len;
@@ -457,6 +496,18 @@ static int ist_handle_scsi_cmd(struct ist_conn *ic, u8 *buf,
 	if (rc < 0)
 		return 0;	/* LIO rejected it and owns the command */
 
+	/*
+	 * LIO set first_burst_len to the data segment's length and fixed
+	 * data_length (a WRITE's is never truncated to the CDB's); with
+	 * the flag, transport_generic_new_cmd() allocates no data pages.
+	 */
+	in_place = cmd->immediate_data && cmd->se_cmd.data_length &&
+		   cmd->data_direction == DMA_TO_DEVICE &&
+		   cmd->first_burst_len == cmd->se_cmd.data_length &&
+		   pdu->data_len == cmd->se_cmd.data_length;
+	if (in_place)
+		cmd->se_cmd.se_cmd_flags |= SCF_PASSTHROUGH_SG_TO_MEM_NOALLOC;
+
 	/* sequences the command itself when it has no immediate data */
 	rc = iscsit_process_scsi_cmd(conn, cmd, hdr);
 	if (rc < 0 || (!rc && !cmd->immediate_data))
@@ -467,9 +518,21 @@ static int ist_handle_scsi_cmd(struct ist_conn *ic, u8 *buf,
 	if (!dump_payload) {
 		imm_len = min3(cmd->first_burst_len, pdu->data_len,
 			       cmd->se_cmd.data_length);
-		sg_copy_from_buffer(cmd->se_cmd.t_data_sg,
-				    cmd->se_cmd.t_data_nents,
-				    buf + pdu->data_off, imm_len);
+		if (in_place) {
+			sg_init_one(&icmd->imm_sg, buf + pdu->data_off,
+				    imm_len);
+			cmd->se_cmd.t_data_sg = &icmd->imm_sg;
+			cmd->se_cmd.t_data_nents = 1;
+			/* before LIO can run it: its status gives it back */
+			icmd->rx_held = rx;
+			atomic_inc(&ic->rx_held);
+			atomic_long_inc(&ic->imm_in_place);
+			*kept = true;
+		} else {
+			sg_copy_from_buffer(cmd->se_cmd.t_data_sg,
+					    cmd->se_cmd.t_data_nents,
+					    buf + pdu->data_off, imm_len);
+		}
 		cmd->write_data_done += imm_len;
 		if (cmd->write_data_done == cmd->se_cmd.data_length) {
 			spin_lock_bh(&cmd->istate_lock);
@@ -694,10 +757,11 @@ static int ist_handle_text(struct ist_conn *ic, u8 *buf,
 	return iscsit_process_text_cmd(ic->conn, cmd, hdr);
 }
 
-static int ist_rx_pdu(struct ist_conn *ic, u8 *buf,
-		      const struct isdm_rx_pdu *pdu)
+static int ist_rx_pdu(struct ist_conn *ic, struct isdm_rx_desc *rx,
+		      const struct isdm_rx_pdu *pdu, bool *kept)
 {
 	struct iscsit_conn *conn = ic->conn;
+	u8 *buf = rx->buf;
 	u8 *bhs = buf + pdu->bhs_off;
 	struct iscsit_cmd *cmd;
 
@@ -712,7 +776,7 @@ static int ist_rx_pdu(struct ist_conn *ic, u8 *buf,
 
 	switch (pdu->opcode) {
 	case ISCSI_OP_SCSI_CMD:
-		return ist_handle_scsi_cmd(ic, buf, pdu);
+		return ist_handle_scsi_cmd(ic, rx, pdu, kept);
 	case ISCSI_OP_SCSI_DATA_OUT:
 		return ist_handle_data_out(ic, buf, pdu);
 	case ISCSI_OP_NOOP_OUT:
@@ -796,7 +860,7 @@ void ist_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct isdm_rx_desc *rx = container_of(wc->wr_cqe, struct isdm_rx_desc,
 					       cqe);
 	struct isdm_rx_pdu pdu;
-	bool first;
+	bool first, kept = false;
 	int ret;
 
 	if (wc->status != IB_WC_SUCCESS) {
@@ -859,12 +923,13 @@ void ist_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		goto fail;
 	}
 	/* LIO's handlers return > 0 for "handled, nothing more to do" */
-	ret = ist_rx_pdu(ic, rx->buf, &pdu);
+	ret = ist_rx_pdu(ic, rx, &pdu, &kept);
 	if (ret < 0)
 		goto fail;
 	ret = 0;
 repost:
-	if (!ret)
+	/* a WRITE that uses its immediate data in place keeps the buffer */
+	if (!ret && !kept)
 		ret = isdm_rx_post(ic->base.q.qp, ic->base.dev, rx);
 	if (!ret)
 		return;
@@ -927,6 +992,8 @@ int ist_queue_status(struct iscsit_conn *conn, struct iscsit_cmd *cmd)
 
 	/* TASK ABORTED for an abort from another I_T nexus (TAS) */
 	ist_abort_task_attr(se_cmd);
+	/* the data is no longer read: the buffer is back before the status */
+	ist_rx_give_back(icmd);
 	iscsit_build_rsp_pdu(cmd, conn, true, hdr);
 	if (se_cmd->sense_buffer && icmd->tx.premapped &&
 	    (se_cmd->se_cmd_flags &
@@ -1260,6 +1327,20 @@ void ist_aborted_task(struct iscsit_conn *conn, struct iscsit_cmd *cmd)
 	if (cmd->data_direction == DMA_TO_DEVICE)
 		iscsit_stop_dataout_timer(cmd);
 	ist_rw_destroy(icmd);
+	/* the backend is done with it; no status will be sent */
+	ist_rx_give_back(icmd);
+}
+
+/*
+ * LIO frees a command itself (iscsit_free_cmd(): an ExpStatSN that
+ * acknowledged it, the connection's teardown).
+ */
+void ist_unmap_cmd(struct iscsit_conn *conn, struct iscsit_cmd *cmd)
+{
+	struct ist_cmd *icmd = iscsit_priv_cmd(cmd);
+
+	if (icmd->conn)
+		ist_rx_give_back(icmd);
 }
 
 enum target_prot_op ist_get_sup_prot_ops(struct iscsit_conn *conn)

@@ -9,6 +9,7 @@
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/scatterlist.h>
 #include <linux/semaphore.h>
 #include <linux/workqueue.h>
 #include <rdma/rdma_cm.h>
@@ -208,6 +209,10 @@ struct ist_conn_view {
  * @rdma_wait_stopped: the connection is closing: nothing more is posted
  * @rdma_retry_work: posts what waits on @rdma_wait, one tick after it was
  *	queued, until it is empty
+ * @rx_held: receive buffers WRITEs hold for their immediate data, used in
+ *	place (&struct ist_cmd @rx_held)
+ * @imm_in_place: WRITEs whose immediate data LIO used in place, since the
+ *	connection started
  */
 struct ist_conn {
 	struct isdm_conn	base;
@@ -257,6 +262,8 @@ struct ist_conn {
 	spinlock_t		rdma_wait_lock;	/* @rdma_wait, @rdma_wait_stopped */
 	bool			rdma_wait_stopped;
 	struct delayed_work	rdma_retry_work;
+	atomic_t		rx_held;
+	atomic_long_t		imm_in_place;
 };
 
 /**
@@ -282,6 +289,11 @@ struct ist_conn {
  * @abort_completed: an aborted WRITE that waited for its data was
  *	completed by ist_complete_aborted_writes() (once)
  * @comp_work: runs LIO's post handlers after a control response
+ * @rx_held: the receive buffer that holds the command's data (a WRITE whose
+ *	data all came as immediate data, used in place), given back by
+ *	ist_rx_give_back() once, when its status is sent or it ends without
+ * @imm_sg: LIO's data scatterlist of such a WRITE: the data segment in
+ *	@rx_held
  */
 struct ist_cmd {
 	struct ist_conn		*conn;
@@ -300,6 +312,8 @@ struct ist_cmd {
 	bool			tmf_acked;
 	bool			abort_completed;
 	struct work_struct	comp_work;
+	struct isdm_rx_desc	*rx_held;
+	struct scatterlist	imm_sg;
 };
 
 extern struct workqueue_struct *ist_wq;
@@ -335,6 +349,7 @@ int ist_get_dataout(struct iscsit_conn *conn, struct iscsit_cmd *cmd,
 int ist_queue_data_in(struct iscsit_conn *conn, struct iscsit_cmd *cmd);
 int ist_queue_status(struct iscsit_conn *conn, struct iscsit_cmd *cmd);
 void ist_aborted_task(struct iscsit_conn *conn, struct iscsit_cmd *cmd);
+void ist_unmap_cmd(struct iscsit_conn *conn, struct iscsit_cmd *cmd);
 enum target_prot_op ist_get_sup_prot_ops(struct iscsit_conn *conn);
 void ist_put_unsol_pending_cmds(struct iscsit_conn *conn);
 void ist_complete_aborted_writes(struct iscsit_conn *conn);

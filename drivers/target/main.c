@@ -34,6 +34,7 @@ struct iscsit_transport ist_transport = {
 	.iscsit_queue_data_in	= ist_queue_data_in,
 	.iscsit_queue_status	= ist_queue_status,
 	.iscsit_aborted_task	= ist_aborted_task,
+	.iscsit_unmap_cmd	= ist_unmap_cmd,
 	.iscsit_get_rx_pdu	= ist_get_rx_pdu,
 	.iscsit_get_sup_prot_ops = ist_get_sup_prot_ops,
 };

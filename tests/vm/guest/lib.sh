@@ -712,8 +712,38 @@ vm_check_disk() {
 }
 
 # vm_logout_check DEV: log out; the session and the disk must be gone.
+# vm_ist_sum KEY: the sum of KEY over the normal sessions' connections in
+# our target's debugfs file (rx_held, imm_in_place); empty when our
+# ib_isert does not run in this guest or shows no normal session
+vm_ist_sum() {
+	local f=/sys/kernel/debug/ib_isert/connections
+	mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
+	[ -r "$f" ] || return 0
+	awk -v k="$1:" -v RS= '/(^|\n)session: normal(\n|$)/ {
+		n = split($0, line, "\n")
+		for (i = 1; i <= n; i++) {
+			split(line[i], w, " ")
+			if (w[1] == k) { s += w[2]; seen = 1 }
+		}
+	} END { if (seen) print s + 0 }' "$f"
+}
+vm_ist_rx_back() { [ "$(vm_ist_sum rx_held)" = 0 ]; }
+
+# vm_ist_rx_check: with our target in this guest, every receive buffer a
+# WRITE held for its immediate data (used in place) is back once the I/O
+# is over; logs how many WRITEs used it
+vm_ist_rx_check() {
+	local held
+	held=$(vm_ist_sum rx_held)
+	[ -n "$held" ] || return 0
+	vm_wait 10 vm_ist_rx_back ||
+		vm_fail "our target: $(vm_ist_sum rx_held) receive buffer(s) still held by WRITEs after the I/O ended"
+	vm_log "our target: $(vm_ist_sum imm_in_place) WRITE(s) used their immediate data in place; no receive buffer held"
+}
+
 vm_logout_check() {
 	local dev=$1
+	vm_ist_rx_check
 	vm_logout || vm_fail "logout failed"
 	vm_wait 15 vm_no_sessions ||
 		vm_fail "session still present after logout"

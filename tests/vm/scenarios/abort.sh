@@ -16,6 +16,9 @@
 #     sg_reset returns 0, LIO accepts a new login (its login statistics'
 #     "accepts" grows), the session is LOGGED_IN again;
 #  4. a fio verify job passes afterwards, logout, modules unload.
+# Step 2 is also done with a 4 KiB WRITE (2b): with our target, the
+# receive buffer that holds its immediate data, used in place, is held
+# while the aborted command is in the backend and given back after.
 
 vm_rxe_up
 vm_load_roles
@@ -64,6 +67,28 @@ vm_scen_dmesg | grep -E 'ABORT_TASK: Sending' | head -n 1
 tmo1=$(($(cat "/sys/block/$sd/device/iotmo_cnt")))
 [ "$tmo1" -gt "$tmo0" ] || vm_fail "iotmo_cnt did not grow ($tmo0 -> $tmo1): no command timed out"
 vm_log "read timed out ($((tmo1 - tmo0)) timeout(s)), was aborted and retried successfully"
+
+# 2b. the same for a 4 KiB WRITE, which carries its data as immediate
+# data: our target hands it to LIO in place, in the receive buffer, and
+# the aborted command must give that buffer back; the retried write lands
+head -c 4096 /dev/urandom >/tmp/w.blk
+ab0=$(vm_scen_dmesg | grep -c 'ABORT_TASK: Found referenced')
+vm_slow_lun_delay 60000
+dd if=/tmp/w.blk of="$dev" bs=4k count=1 seek=4100 oflag=direct 2>/tmp/ddw.err &
+ddpid=$!
+write_aborted() { [ "$(vm_scen_dmesg | grep -c 'ABORT_TASK: Found referenced')" -gt "$ab0" ]; }
+vm_wait 50 write_aborted ||
+	vm_fail "no ABORT TASK for the WRITE reached the target within 50 s"
+held=$(vm_ist_sum rx_held)
+[ -z "$held" ] || [ "$held" -ge 1 ] ||
+	vm_fail "our target holds no receive buffer for the aborted WRITE still in the backend"
+vm_slow_lun_delay 0
+vm_wait 60 sh -c "! kill -0 $ddpid" || vm_fail "the write did not finish 60 s after the delay was removed"
+wait "$ddpid" || vm_fail "the write failed after the abort: $(cat /tmp/ddw.err)"
+dd if="$dev" of=/tmp/r.blk bs=4k count=1 skip=4100 iflag=direct 2>/dev/null
+cmp -s /tmp/r.blk /tmp/w.blk || vm_fail "the aborted and retried WRITE's data is not on the disk"
+vm_ist_rx_check
+vm_log "write timed out, was aborted and retried; its data is on the disk${held:+ (our target held $held receive buffer(s) meanwhile)}"
 vm_must sh -c "echo 30 >/sys/block/$sd/device/timeout"
 
 # 3. target warm reset (LIO refuses it; the initiator resets the session)

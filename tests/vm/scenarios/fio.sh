@@ -88,4 +88,9 @@ else
 		size=16M
 	EOF
 fi
+# our target: the 4k..64k writes carried all their data as immediate data
+# (open-iscsi's ImmediateData=Yes), which it hands to LIO in place
+ipl=$(vm_ist_sum imm_in_place)
+[ -z "$ipl" ] || [ "$ipl" -gt 0 ] ||
+	vm_fail "our target used no WRITE's immediate data in place"
 vm_logout_check "$dev"

@@ -61,4 +61,15 @@ vm_fio "$dev" params <<-EOF
 	size=16M
 	offset=48M
 EOF
+# our target uses a WRITE's data in place when it all came as immediate
+# data: never without ImmediateData, always some with it (the 4k writes)
+ipl=$(vm_ist_sum imm_in_place)
+if [ -n "$ipl" ]; then
+	case " $* " in
+	*" ImmediateData=No "*)
+		[ "$ipl" = 0 ] || vm_fail "our target used immediate data in place $ipl time(s) under ImmediateData=No" ;;
+	*)
+		[ "$ipl" -gt 0 ] || vm_fail "our target used no WRITE's immediate data in place" ;;
+	esac
+fi
 vm_logout_check "$dev"
