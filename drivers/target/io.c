@@ -466,6 +466,7 @@ static int ist_handle_scsi_cmd(struct ist_conn *ic, struct isdm_rx_desc *rx,
 	u8 *bhs = buf + pdu->bhs_off;
 	struct iscsi_scsi_req *hdr = (struct iscsi_scsi_req *)bhs;
 	bool dump_payload = false, in_place;
+	u8 bhs_copy[ISCSI_HDR_LEN];
 	struct iscsit_cmd *cmd;
 	struct ist_cmd *icmd;
 	u32 imm_len;
@@ -542,7 +543,14 @@ static int ist_handle_scsi_cmd(struct ist_conn *ic, struct isdm_rx_desc *rx,
 		}
 	}
 
-	rc = iscsit_sequence_cmd(conn, cmd, bhs, hdr->cmdsn);
+	/*
+	 * From here a WRITE in place may complete, and its buffer be
+	 * reposted and refilled, before LIO is done with the header (a
+	 * Reject copies it): LIO gets a copy.
+	 */
+	memcpy(bhs_copy, bhs, ISCSI_HDR_LEN);
+	rc = iscsit_sequence_cmd(conn, cmd, bhs_copy,
+				 ((struct iscsi_scsi_req *)bhs_copy)->cmdsn);
 	if (!rc && !dump_payload && cmd->unsolicited_data)
 		iscsit_set_unsolicited_dataout(cmd);
 	else if (dump_payload && cmd->immediate_data)
