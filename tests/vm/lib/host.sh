@@ -593,6 +593,9 @@ VM_SAN_BAD_CASES="target chap nochap port addr rdma"
 # (scenarios/sanboot.sh has the same two values)
 VM_SAN_CHAP_USER=iser-san
 VM_SAN_CHAP_SECRET=sanboot-secret-1
+# the target's own account, for mutual CHAP (--chap --mutual)
+VM_SAN_CHAP_IN_USER=iser-san-target
+VM_SAN_CHAP_IN_SECRET=sanboot-mutual-2
 # an address on the link that nobody has, a port nobody listens on
 VM_SAN_NOBODY_IP=192.168.78.9
 VM_SAN_NOBODY_PORT=3261
@@ -699,7 +702,8 @@ vm_san_bad_poll() {
 # it saw (NAME.sig/token) and "done"; the target guest then checks its
 # copy of the image and the logins it accepted, and tears down.
 # With --chap the target requires CHAP and root= carries the account
-# (root=iscsi:USER:SECRET@...), so both boots log in with it.
+# (root=iscsi:USER:SECRET@...), so both boots log in with it; --mutual
+# adds the target's account (root=iscsi:USER:SECRET:INUSER:INSECRET@...).
 # With --bad CASE,... the initiator guest boots once per CASE instead
 # (vm_san_bad_case; NAME.bootN/case names it), without panic= so that a
 # failure ends in the initramfs shell, which vm_san_bad_poll waits for;
@@ -710,7 +714,7 @@ vm_san_bad_poll() {
 vm_san_boot() {
 	local rel=$1 job=$2 row=$3 name ini tgt def tmo body rest mode=plain flap=0 dracut=0
 	local pjob sig port hard phard ppid n state root initrd b bj token moddir a cred=""
-	local bad="" boots="1 2" c initrd_norxe="" rootp
+	local bad="" boots="1 2" c initrd_norxe="" rootp mutual=0
 	local save_cpus=$VM_CPUS save_mem=$VM_MEM save_bt=$VM_BOOT_TIMEOUT save_slack=$VM_SCENARIO_SLACK
 	read -r name ini tgt def tmo body rest <<<"$row"
 	pjob=$job/$name.peer
@@ -729,9 +733,12 @@ vm_san_boot() {
 		--dracut) dracut=1 ;;
 		--bad) mode=bad; bad=${2:-}; shift ;;
 		--chap) cred=$VM_SAN_CHAP_USER:$VM_SAN_CHAP_SECRET@ ;;
+		--mutual) mutual=1 ;;
 		esac
 		shift
 	done
+	[ "$mutual" = 0 ] || [ -z "$cred" ] ||
+		cred=$VM_SAN_CHAP_USER:$VM_SAN_CHAP_SECRET:$VM_SAN_CHAP_IN_USER:$VM_SAN_CHAP_IN_SECRET@
 	moddir=${ISER_VM_MODDIR:-$VM_REPO/build/$rel}
 	if [ $mode = bad ]; then
 		boots=${bad//,/ }

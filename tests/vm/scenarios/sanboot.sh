@@ -4,7 +4,7 @@
 # Boot from SAN, the target guest's half (INITIATOR "ours@san", TARGET
 # "X@peer" in scenarios.list; host.sh vm_san_boot boots the initiator
 # guest, which runs no body of its own):
-#   sanboot [--flap SECONDS] [--dracut] [--chap] [--bad CASE,...]
+#   sanboot [--flap SECONDS] [--dracut] [--chap [--mutual]] [--bad CASE,...]
 # Serves the root file system image the host put in the signal directory
 # (root.img, from tests/vm/sanboot/mkroot.sh) as LUN 0 of a target with an
 # iSER portal on the link, signals "ready", and waits until the host
@@ -26,6 +26,11 @@
 # --chap: this guest requires CHAP (user iser-san, the secret below) and
 # the initiator guest's root= carries the account (host.sh vm_san_boot):
 # its logins, which the checks above count, are CHAP logins.
+# --mutual (with --chap): the ACL also has the target's own account, the
+# initiator guest's root= carries it too, and every login this guest
+# accepted must have asked the target to authenticate itself: LIO's
+# "[server] Sending CHAP_R" (pr_debug, turned on here) at least once per
+# accepted login, both iscsistart's and the booted iscsid's.
 # --bad CASE,...: the initiator guest boots once per CASE with a bad
 # configuration (host.sh vm_san_bad_case) and must fail each time; this
 # guest requires CHAP (user iser-san, the secret below), so that the
@@ -35,12 +40,14 @@
 flap=0
 bad=""
 chap=0
+mutual=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--flap) flap=${2:-}; shift ;;
 	--bad) bad=${2:-}; shift ;;
 	--dracut) ;; # the initiator guest's initramfs: the host's business
 	--chap) chap=1 ;;
+	--mutual) mutual=1; chap=1 ;;
 	*) vm_fail "sanboot.sh: bad argument $1" ;;
 	esac
 	shift
@@ -55,6 +62,8 @@ SAN_TARGET_IQN=iqn.2003-01.org.linux-iscsi.iser-vm:sanroot
 SAN_INITIATOR_IQN=iqn.2004-10.org.debian:iser-san
 SAN_CHAP_USER=iser-san
 SAN_CHAP_SECRET=sanboot-secret-1
+SAN_CHAP_IN_USER=iser-san-target
+SAN_CHAP_IN_SECRET=sanboot-mutual-2
 img=/tmp/sanroot.img
 [ -s "$VM_PEER_SIG/root.img" ] || vm_fail "no root image from the host ($VM_PEER_SIG/root.img)"
 vm_must cp "$VM_PEER_SIG/root.img" "$img"
@@ -74,7 +83,13 @@ vm_tcli "/backstores/fileio create name=sanroot file_or_dev=$img write_back=fals
 	"$t/portals/$VM_TGT_IP:$VM_ISER_PORT enable_iser true" \
 	"$t/acls create $SAN_INITIATOR_IQN"
 [ -n "$bad" ] && chap=1
-if [ "$chap" = 1 ]; then
+if [ "$mutual" = 1 ]; then
+	vm_tcli "$t/acls/$SAN_INITIATOR_IQN set auth userid=$SAN_CHAP_USER password=$SAN_CHAP_SECRET mutual_userid=$SAN_CHAP_IN_USER mutual_password=$SAN_CHAP_IN_SECRET" \
+		"$t set attribute authentication=1"
+	mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
+	echo 'file iscsi_target_auth.c +p' >/sys/kernel/debug/dynamic_debug/control ||
+		vm_fail "cannot turn on LIO's CHAP debug lines (dynamic debug)"
+elif [ "$chap" = 1 ]; then
 	vm_tcli "$t/acls/$SAN_INITIATOR_IQN set auth userid=$SAN_CHAP_USER password=$SAN_CHAP_SECRET" \
 		"$t set attribute authentication=1"
 else
@@ -88,6 +103,10 @@ if [ "$chap" = 1 ]; then
 		vm_fail "target: authentication not required in configfs"
 	[ "$(cat "$tpg/acls/$SAN_INITIATOR_IQN/auth/userid" 2>/dev/null)" = "$SAN_CHAP_USER" ] ||
 		vm_fail "target: CHAP user not set in configfs"
+fi
+if [ "$mutual" = 1 ]; then
+	[ "$(cat "$tpg/acls/$SAN_INITIATOR_IQN/auth/userid_mutual" 2>/dev/null)" = "$SAN_CHAP_IN_USER" ] ||
+		vm_fail "target: mutual CHAP user not set in configfs"
 fi
 stats=/sys/kernel/config/target/iscsi/$SAN_TARGET_IQN/fabric_statistics/iscsi_login_stats
 vm_peer_signal ready
@@ -157,6 +176,13 @@ fi
 # when it takes the session over in the booted root)
 [ "${accepts:-0}" -ge "$boots" ] ||
 	vm_fail "the target accepted ${accepts:-no} login(s) for $boots boot(s)"
+if [ "$mutual" = 1 ]; then
+	# one per login that asked the target for its CHAP response
+	n=$(dmesg | grep -c '\[server\] Sending CHAP_R')
+	vm_log "mutual CHAP: the target answered $n challenge(s) for ${accepts:-0} accepted login(s)"
+	[ "$n" -ge "${accepts:-0}" ] ||
+		vm_fail "only $n of ${accepts:-0} accepted login(s) were mutual CHAP logins"
+fi
 got=$(debugfs -R "cat /var/lib/iser-san/marker" "$img" 2>/dev/null)
 vm_log "marker in the LUN's image: '$got'"
 [ "$got" = "$token" ] ||
