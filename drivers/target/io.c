@@ -148,7 +148,8 @@ static void ist_rdma_unreserve(struct ist_cmd *icmd)
 
 /**
  * ist_rx_give_back() - repost the receive buffer a WRITE used in place
- * @icmd: the command; nothing happens when it holds no buffer
+ * @icmd: the command; nothing happens when it holds no buffer (also one
+ *	LIO allocated itself, whose @conn is not set)
  *
  * Called when the command's status is about to be sent (its data is no
  * longer read: the backend finished, or never started) and on every path
@@ -1345,10 +1346,7 @@ void ist_aborted_task(struct iscsit_conn *conn, struct iscsit_cmd *cmd)
  */
 void ist_unmap_cmd(struct iscsit_conn *conn, struct iscsit_cmd *cmd)
 {
-	struct ist_cmd *icmd = iscsit_priv_cmd(cmd);
-
-	if (icmd->conn)
-		ist_rx_give_back(icmd);
+	ist_rx_give_back(iscsit_priv_cmd(cmd));
 }
 
 enum target_prot_op ist_get_sup_prot_ops(struct iscsit_conn *conn)

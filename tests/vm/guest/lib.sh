@@ -711,7 +711,6 @@ vm_check_disk() {
 	vm_log "disk $dev: $((sectors / 2048)) MiB, $(echo "$inq" | grep -m1 'Product identification')"
 }
 
-# vm_logout_check DEV: log out; the session and the disk must be gone.
 # vm_ist_sum KEY: the sum of KEY over the normal sessions' connections in
 # our target's debugfs file (rx_held, imm_in_place); empty when our
 # ib_isert does not run in this guest or shows no normal session
@@ -741,6 +740,8 @@ vm_ist_rx_check() {
 	vm_log "our target: $(vm_ist_sum imm_in_place) WRITE(s) used their immediate data in place; no receive buffer held"
 }
 
+# vm_logout_check DEV: vm_ist_rx_check, then log out; the session and the
+# disk must be gone.
 vm_logout_check() {
 	local dev=$1
 	vm_ist_rx_check

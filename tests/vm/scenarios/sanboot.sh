@@ -83,14 +83,11 @@ vm_tcli "/backstores/fileio create name=sanroot file_or_dev=$img write_back=fals
 	"$t/portals/$VM_TGT_IP:$VM_ISER_PORT enable_iser true" \
 	"$t/acls create $SAN_INITIATOR_IQN"
 [ -n "$bad" ] && chap=1
-if [ "$mutual" = 1 ]; then
-	vm_tcli "$t/acls/$SAN_INITIATOR_IQN set auth userid=$SAN_CHAP_USER password=$SAN_CHAP_SECRET mutual_userid=$SAN_CHAP_IN_USER mutual_password=$SAN_CHAP_IN_SECRET" \
-		"$t set attribute authentication=1"
-	mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
-	echo 'file iscsi_target_auth.c +p' >/sys/kernel/debug/dynamic_debug/control ||
-		vm_fail "cannot turn on LIO's CHAP debug lines (dynamic debug)"
-elif [ "$chap" = 1 ]; then
-	vm_tcli "$t/acls/$SAN_INITIATOR_IQN set auth userid=$SAN_CHAP_USER password=$SAN_CHAP_SECRET" \
+if [ "$chap" = 1 ]; then
+	auth="userid=$SAN_CHAP_USER password=$SAN_CHAP_SECRET"
+	[ "$mutual" = 0 ] ||
+		auth+=" mutual_userid=$SAN_CHAP_IN_USER mutual_password=$SAN_CHAP_IN_SECRET"
+	vm_tcli "$t/acls/$SAN_INITIATOR_IQN set auth $auth" \
 		"$t set attribute authentication=1"
 else
 	vm_tcli "$t set attribute authentication=0"
@@ -107,6 +104,9 @@ fi
 if [ "$mutual" = 1 ]; then
 	[ "$(cat "$tpg/acls/$SAN_INITIATOR_IQN/auth/userid_mutual" 2>/dev/null)" = "$SAN_CHAP_IN_USER" ] ||
 		vm_fail "target: mutual CHAP user not set in configfs"
+	mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
+	echo 'file iscsi_target_auth.c +p' >/sys/kernel/debug/dynamic_debug/control ||
+		vm_fail "cannot turn on LIO's CHAP debug lines (dynamic debug)"
 fi
 stats=/sys/kernel/config/target/iscsi/$SAN_TARGET_IQN/fabric_statistics/iscsi_login_stats
 vm_peer_signal ready
