@@ -77,6 +77,30 @@ def make_logs(top, rounds, fail=None, raw=True, raw_drop=()):
                     }) + "\n")
 
 
+def make_split(top, figures, fail=None, drop=()):
+    """the two-guest rows bench-split-MODULE: figures maps (side, module)
+    to the first session's KiB (one more costs half of it); the initiator
+    guest's memsplit.json in NAME/, the target guest's in NAME.peer/NAME/;
+    drop: (side, module) without a file"""
+    for module in ("intree", "ours"):
+        name = "bench-split-%s" % module
+        for sub, side in ((name, "initiator"),
+                          (os.path.join(name + ".peer", name), "target")):
+            d = os.path.join(top, sub)
+            os.makedirs(d)
+            if sub == name:
+                with open(os.path.join(d, "result"), "w") as f:
+                    f.write("FAIL: made up\n" if name == fail else "PASS\n")
+            if (side, module) in drop:
+                continue
+            kb = figures[(side, module)]
+            with open(os.path.join(d, "memsplit.json"), "w") as f:
+                json.dump({"side": side, "module": module, "first_kb": kb,
+                           "median_kb": kb // 2,
+                           "rounds": [{"mem_kb": kb, "slab_kb": kb // 2,
+                                       "vmalloc_kb": kb // 4, "other_kb": kb // 4}]}, f)
+
+
 def run(logdir, out):
     return subprocess.run(["/usr/bin/python3", REPORT, "--kernel", "6.1",
                            logdir, out], capture_output=True, text=True)
@@ -228,6 +252,46 @@ def main():
         r = run(logs4, os.path.join(tmp, "out4"))
         check("a failed raw link run fails the report and is named",
               r.returncode == 1 and "bench-r1-raw: FAIL: made up" in r.stdout, r.stdout)
+
+        # memory of each side in its own guest (bench-split-*)
+        fig = {("initiator", "intree"): 4000, ("initiator", "ours"): 1800,
+               ("target", "intree"): 6000, ("target", "ours"): 6600}
+        logs5 = os.path.join(tmp, "logs5")
+        make_logs(logs5, 1, raw=False)
+        make_split(logs5, fig)
+        out5 = os.path.join(tmp, "out5")
+        r = run(logs5, out5)
+        rep = json.load(open(out5 + ".json"))
+        ms = rep.get("memory_split", {})
+        check("split memory: the report passes and gives each side's ratio",
+              r.returncode == 0 and abs(ms["initiator"]["first_kb"]["ratio"] - 0.45) < 1e-9 and
+              abs(ms["initiator"]["median_kb"]["ratio"] - 0.45) < 1e-9 and
+              ms["initiator"]["median_kb"]["intree"] == 2000 and
+              abs(ms["target"]["first_kb"]["ratio"] - 1.1) < 1e-9, r.stdout + r.stderr)
+        check("split memory: each side judged against its goal",
+              ms["initiator"]["met"] is True and ms["initiator"]["goal"] == 0.5 and
+              ms["target"]["met"] is False and ms["target"]["goal"] == 1.0)
+        txt = open(out5 + ".txt").read()
+        check("txt: the split memory lines",
+              "each side in its own guest" in txt and
+              "initiator  first     in-tree     4000 KiB  ours     1800 KiB  ratio   0.45  goal <= 0.50" in txt and
+              "initiator  one more  in-tree     2000 KiB  ours      900 KiB  ratio   0.45" in txt and
+              "initiator  goal met" in txt and "target     goal not met" in txt, txt)
+        logs6 = os.path.join(tmp, "logs6")
+        make_logs(logs6, 1, raw=False)
+        make_split(logs6, fig, drop=[("target", "ours")])
+        r = run(logs6, os.path.join(tmp, "out6"))
+        check("split memory: a guest without figures fails the report and is named",
+              r.returncode == 1 and "bench-split-ours: no figures of the target guest" in r.stdout,
+              r.stdout)
+        logs7 = os.path.join(tmp, "logs7")
+        make_logs(logs7, 1, raw=False)
+        make_split(logs7, fig, fail="bench-split-intree")
+        r = run(logs7, os.path.join(tmp, "out7"))
+        check("split memory: a failed row fails the report, no ratio from it",
+              r.returncode == 1 and "bench-split-intree: FAIL: made up" in r.stdout and
+              json.load(open(os.path.join(tmp, "out7.json")))["memory_split"]["initiator"]["first_kb"]["ratio"] is None,
+              r.stdout)
 
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed else 0

@@ -54,6 +54,8 @@ RAW_TESTS = [("write", 128), ("write", 512), ("read", 128), ("read", 512)]
 RAW_REF = ("write", 512)
 LARGE_READS = ("read-512k-qd4", "read-1m-qd4")
 TARGET_FRACTION = 0.80  # issue #14: 512 KiB reads at 80% of raw ib_write_bw
+# issue #14's memory goals, ours / in-tree for one idle session, per side
+SPLIT_GOALS = (("initiator", 0.50), ("target", 1.00))
 
 
 def raw_name(test, kib):
@@ -95,6 +97,32 @@ def load(logdir):
                     rows.append(r)
         runs.setdefault(pair, []).append((name, res, rows, mem))
     return runs
+
+
+def load_split(logdir, failed):
+    """side -> module -> memsplit.json of the two-guest rows
+    bench-split-MODULE: the initiator guest's in NAME/, the target
+    guest's in NAME.peer/NAME/; a row that failed or lacks a side's figures is
+    added to failed"""
+    split = {}
+    pat = re.compile(r"^bench-split-(intree|ours)$")
+    for name in sorted(os.listdir(logdir)):
+        m = pat.match(name)
+        if not m:
+            continue
+        rpath = os.path.join(logdir, name, "result")
+        res = open(rpath).read().strip() if os.path.exists(rpath) else "no result"
+        if res != "PASS":
+            failed.append("%s: %s" % (name, res))
+            continue
+        for sub, side in ((name, "initiator"),
+                          (os.path.join(name + ".peer", name), "target")):
+            path = os.path.join(logdir, sub, "memsplit.json")
+            if not os.path.exists(path):
+                failed.append("%s: no figures of the %s guest (%s)" % (name, side, path))
+                continue
+            split.setdefault(side, {})[m.group(1)] = json.load(open(path))
+    return split
 
 
 def load_link(path):
@@ -237,6 +265,32 @@ def main():
             report["memory"][pair] = dict(v, mem_ratio=round(ratio, 3) if ratio is not None else None)
             lines.append("  %-48s %8.0f KiB %8s  slab %+8.0f KiB" % (
                 label, v["mem_kb"], fmt(ratio), v["slab_kb"]))
+        lines.append("")
+    split = load_split(a.logdir, failed)
+    if split:
+        lines.append("kernel memory of an idle session, each side in its own guest "
+                     "(two-guest rows bench-split-*): the first session after loading the "
+                     "modules, and one more (median of the next logins); issue #14's goal "
+                     "is ours / in-tree")
+        report["memory_split"] = {}
+        for side, goal in SPLIT_GOALS:
+            got = split.get(side, {})
+            it, ours = got.get("intree"), got.get("ours")
+            entry = {"goal": goal}
+            met = True
+            for key, label in (("first_kb", "first"), ("median_kb", "one more")):
+                ratio = ours[key] / it[key] if it and ours and it[key] > 0 else None
+                entry[key] = {"intree": it and it[key], "ours": ours and ours[key],
+                              "ratio": round(ratio, 3) if ratio is not None else None}
+                met = met and ratio is not None and ratio <= goal
+                lines.append("  %-10s %-9s in-tree %8s KiB  ours %8s KiB  ratio %6s  goal <= %.2f" % (
+                    side, label, it[key] if it else "-", ours[key] if ours else "-",
+                    fmt(ratio), goal))
+            entry["met"] = met
+            entry["intree_rounds"] = it and it["rounds"]
+            entry["ours_rounds"] = ours and ours["rounds"]
+            report["memory_split"][side] = entry
+            lines.append("  %-10s goal %s" % (side, "met" if met else "not met"))
         lines.append("")
     if failed:
         lines.append("FAILED runs (not in the medians): " + "; ".join(failed))

@@ -9,9 +9,13 @@
 # "raw", perftest's ib_write_bw/ib_read_bw between the two soft-RoCE
 # devices (scenarios/bench-link.sh) -- in ABBA order: the list forward in
 # odd rounds, backward in even ones, so that drift within the boot does
-# not favour one of them.  The report (tests/vm/bench-report.py) gives the
-# median over the rounds, every pairing's ratio to the in-tree pair and
-# the large reads' bandwidth against the raw link.
+# not favour one of them.  After the rounds, two boot pairs of two guests
+# measure the kernel memory of one idle session for each side in its own
+# guest (scenarios/memsplit.sh: the in-tree modules, then ours; four
+# logins each).  The report (tests/vm/bench-report.py) gives the median
+# over the rounds, every pairing's ratio to the in-tree pair, the large
+# reads' bandwidth against the raw link and each side's memory against
+# the in-tree one's.
 #
 #   tests/vm/bench.sh [--kernel 6.1|6.12]... [--rounds N] [--runtime SECONDS]
 #                     [--pairings intree,ours,target,initiator,tcp,raw] [--memory]
@@ -39,7 +43,7 @@ while [ $# -gt 0 ]; do
 	--runtime) runtime=$2; shift ;;
 	--pairings) pairings=$2; shift ;;
 	--memory) memory=1 ;;
-	-h | --help) sed -n '3,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '3,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "bench: unknown argument '$1'" >&2; exit 2 ;;
 	esac
 	shift
@@ -114,6 +118,9 @@ fi
 			esac
 		done
 	done
+	# each side's memory in its own guest (two-guest mode)
+	echo "bench-split-intree intree intree@peer no 600 memsplit 4"
+	echo "bench-split-ours ours ours@peer no 600 memsplit 4"
 } >"$list"
 
 rc=0
