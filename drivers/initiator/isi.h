@@ -37,12 +37,18 @@
 #define ISI_RX_SMALL		512
 /*
  * Data segments of a WRITE whose data all goes as immediate data, sent from
- * its pages without registration (TargetRecvDataSegmentLength is 8 KiB with
- * Linux targets: at most three pages, four with an odd start)
+ * its pages without registration: the 8 KiB TargetRecvDataSegmentLength of
+ * Linux targets in two pages. A buffer in more pieces (an unaligned start,
+ * a larger segment) takes the registered path. Three SGEs per Send keep a
+ * soft-RoCE send WQE at 256 bytes (208 + 3 x 16); a fourth would double it
+ * to 512, and the send queue's memory with it.
  */
-#define ISI_IMM_SGE		(ISDM_TX_SGE - 1)
-/* unsolicited Data-Out sends in flight beyond one per task */
-#define ISI_DATAOUT_MAX		256
+#define ISI_IMM_SGE		2
+/*
+ * Send queue slots for unsolicited Data-Outs, and for the LOCAL_INV of an
+ * MR a reset left valid, beyond three per task (isi_route_resolved())
+ */
+#define ISI_DATAOUT_MAX		120
 /*
  * Largest transfer of one command (module parameter max_io_kb): the
  * default, and the range accepted. A session gets at most what the

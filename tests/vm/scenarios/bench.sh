@@ -37,11 +37,17 @@ vm_node_new
 # run in this guest): free memory and unreclaimable slab after dropping the
 # caches, before the login and after it, before any I/O.  In
 # $VM_SCEN_DIR/mem.json; bench-report.py takes the median over the rounds.
+# Free memory is MemFree plus the pages waiting in the per-CPU free lists
+# (/proc/zoneinfo's "count"), which MemFree leaves out and which come and
+# go by megabytes.
 memstat() {
+	local pcp
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
 	sleep 2
-	awk '/^MemFree:/ { f = $2 } /^SUnreclaim:/ { s = $2 } END { print f, s }' /proc/meminfo
+	pcp=$(awk '$1 == "count:" { n += $2 } END { print n * 4 }' /proc/zoneinfo)
+	awk -v pcp="$pcp" '/^MemFree:/ { f = $2 } /^SUnreclaim:/ { s = $2 }
+		END { print f + pcp, s }' /proc/meminfo
 }
 read -r free0 slab0 < <(memstat)
 dev=$(vm_login_disk) || exit 1
