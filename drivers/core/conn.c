@@ -201,6 +201,18 @@ static void isdm_rx_desc_destroy(struct isdm_device *dev,
  */
 #define ISDM_RX_CHUNK_MAX	SZ_64K
 
+/*
+ * Bytes of chunk @c: the whole pages its buffers take. Every chunk but the
+ * last holds @r->per_chunk buffers; the last holds the rest, and taking
+ * only their pages saves up to a chunk (145 buffers of 512 bytes took two
+ * 64 KiB chunks; now 64 KiB and 12 KiB).
+ */
+static u32 isdm_rx_chunk_bytes(const struct isdm_rx_ring *r, u32 c)
+{
+	return PAGE_ALIGN(min(r->per_chunk, r->nr - c * r->per_chunk) *
+			  r->stride);
+}
+
 /**
  * isdm_rx_ring_alloc() - allocate, map and describe a connection's receive
  *	buffers, packed at their exact size
@@ -213,9 +225,10 @@ static void isdm_rx_desc_destroy(struct isdm_device *dev,
  * kmalloc() rounds a buffer up to a power of two (a target's buffer of
  * 8 KiB of data plus headers took 16 KiB). Here each buffer takes @size
  * rounded up to the DMA cache alignment, and buffers are packed into
- * chunks of whole pages, at most %ISDM_RX_CHUNK_MAX each (less when fewer
- * buffers are needed; one buffer per chunk when a buffer is larger), each
- * mapped once; a buffer never spans two chunks. @r->desc[i] describes
+ * chunks of whole pages, at most %ISDM_RX_CHUNK_MAX each (one buffer per
+ * chunk when a buffer is larger), each mapped once; the last chunk takes
+ * only the pages its buffers need (isdm_rx_chunk_bytes()); a buffer never
+ * spans two chunks. @r->desc[i] describes
  * buffer i; post them with isdm_rx_post().
  *
  * Return: 0, -EINVAL (no buffer asked for) or -ENOMEM; on error what was
@@ -226,14 +239,14 @@ int isdm_rx_ring_alloc(struct isdm_device *dev, struct isdm_rx_ring *r,
 		       void (*done)(struct ib_cq *cq, struct ib_wc *wc))
 {
 	struct ib_device *ib_dev = dev->ib_dev;
-	u32 stride = ALIGN(size, dma_get_cache_alignment());
-	u32 per_chunk, i, c;
+	u32 i, c, bytes;
 
 	if (!nr || !size)
 		return -EINVAL;
-	per_chunk = clamp_t(u32, ISDM_RX_CHUNK_MAX / stride, 1, nr);
-	r->nr_chunks = DIV_ROUND_UP(nr, per_chunk);
-	r->chunk_bytes = PAGE_ALIGN(per_chunk * stride);
+	r->stride = ALIGN(size, dma_get_cache_alignment());
+	r->per_chunk = clamp_t(u32, ISDM_RX_CHUNK_MAX / r->stride, 1, nr);
+	r->nr = nr;
+	r->nr_chunks = DIV_ROUND_UP(nr, r->per_chunk);
 	r->desc = kcalloc(nr, sizeof(*r->desc), GFP_KERNEL);
 	r->chunk = kcalloc(r->nr_chunks, sizeof(*r->chunk), GFP_KERNEL);
 	r->chunk_dma = kcalloc(r->nr_chunks, sizeof(*r->chunk_dma),
@@ -241,25 +254,24 @@ int isdm_rx_ring_alloc(struct isdm_device *dev, struct isdm_rx_ring *r,
 	if (!r->desc || !r->chunk || !r->chunk_dma)
 		return -ENOMEM;
 	for (c = 0; c < r->nr_chunks; c++) {
-		r->chunk[c] = alloc_pages_exact(r->chunk_bytes, GFP_KERNEL);
+		bytes = isdm_rx_chunk_bytes(r, c);
+		r->chunk[c] = alloc_pages_exact(bytes, GFP_KERNEL);
 		if (!r->chunk[c])
 			return -ENOMEM;
-		r->chunk_dma[c] = ib_dma_map_single(ib_dev, r->chunk[c],
-						    r->chunk_bytes,
+		r->chunk_dma[c] = ib_dma_map_single(ib_dev, r->chunk[c], bytes,
 						    DMA_FROM_DEVICE);
 		if (ib_dma_mapping_error(ib_dev, r->chunk_dma[c])) {
-			free_pages_exact(r->chunk[c], r->chunk_bytes);
+			free_pages_exact(r->chunk[c], bytes);
 			r->chunk[c] = NULL;
 			return -ENOMEM;
 		}
-		atomic_long_add(r->chunk_bytes, &isdm_rx_ring_bytes);
+		atomic_long_add(bytes, &isdm_rx_ring_bytes);
 	}
-	r->nr = nr;
 	for (i = 0; i < nr; i++) {
 		struct isdm_rx_desc *d = &r->desc[i];
-		u32 off = (i % per_chunk) * stride;
+		u32 off = (i % r->per_chunk) * r->stride;
 
-		c = i / per_chunk;
+		c = i / r->per_chunk;
 		d->buf = (u8 *)r->chunk[c] + off;
 		d->dma = r->chunk_dma[c] + off;
 		isdm_rx_desc_fill(dev, d, size, done);
@@ -277,15 +289,16 @@ EXPORT_SYMBOL_GPL(isdm_rx_ring_alloc);
  */
 void isdm_rx_ring_free(struct isdm_device *dev, struct isdm_rx_ring *r)
 {
-	u32 c;
+	u32 c, bytes;
 
 	for (c = 0; r->chunk && c < r->nr_chunks; c++) {
 		if (!r->chunk[c])
 			continue;
-		ib_dma_unmap_single(dev->ib_dev, r->chunk_dma[c],
-				    r->chunk_bytes, DMA_FROM_DEVICE);
-		free_pages_exact(r->chunk[c], r->chunk_bytes);
-		atomic_long_sub(r->chunk_bytes, &isdm_rx_ring_bytes);
+		bytes = isdm_rx_chunk_bytes(r, c);
+		ib_dma_unmap_single(dev->ib_dev, r->chunk_dma[c], bytes,
+				    DMA_FROM_DEVICE);
+		free_pages_exact(r->chunk[c], bytes);
+		atomic_long_sub(bytes, &isdm_rx_ring_bytes);
 	}
 	kfree(r->chunk);
 	kfree(r->chunk_dma);

@@ -74,9 +74,9 @@ u32 isi_io_pages(struct ib_device *ib_dev, u32 max_io_kb)
 }
 
 /**
- * isi_fr_pool_init() - allocate one FRWR descriptor per task
+ * isi_fr_pool_init() - allocate one FRWR descriptor per SCSI task
  * @ic: the connection
- * @nr: tasks of the session
+ * @nr: SCSI tasks of the session
  * @pages: pages one descriptor maps (the session's sg_tablesize + 1)
  *
  * Return: 0, -ENOMEM or the error of ib_alloc_mr().

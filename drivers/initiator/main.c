@@ -704,7 +704,13 @@ static int isi_conn_bind(struct iscsi_cls_session *cls_session,
 		ret = -EINVAL;
 		goto unlock;
 	}
-	ret = isi_fr_pool_init(ic, conn->session->cmds_max,
+	/*
+	 * One MR per SCSI task: libiscsi's management tasks (the other
+	 * ISCSI_MGMT_CMDS_MAX of cmds_max) carry no data to register, and a
+	 * SCSI task gives its MR back before its command completes
+	 * (cleanup_task), so no more are ever in use at once.
+	 */
+	ret = isi_fr_pool_init(ic, conn->session->scsi_cmds_max,
 			       conn->session->host->sg_tablesize + 1);
 	if (ret)
 		goto unlock;

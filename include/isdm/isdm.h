@@ -149,7 +149,9 @@ struct isdm_rx_desc {
  * @chunk: the chunks' addresses
  * @chunk_dma: their DMA addresses
  * @nr_chunks: entries of @chunk and @chunk_dma
- * @chunk_bytes: size of each chunk (whole pages)
+ * @per_chunk: buffers of each chunk but the last, which may hold fewer
+ * @stride: bytes of each buffer, DMA-aligned; a chunk takes the whole
+ *	pages its buffers need (isdm_rx_chunk_bytes())
  */
 struct isdm_rx_ring {
 	struct isdm_rx_desc	*desc;
@@ -157,7 +159,8 @@ struct isdm_rx_ring {
 	void			**chunk;
 	u64			*chunk_dma;
 	u32			nr_chunks;
-	u32			chunk_bytes;
+	u32			per_chunk;
+	u32			stride;
 };
 
 /**
