@@ -653,7 +653,6 @@ vm_logged_in() {
 # vm_conns_started: connections our initiator has started on the session's
 # host (its debugfs file; empty with the in-tree ib_iser)
 vm_conns_started() {
-	mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
 	awk '/^connections_started:/ { print $2 }' /sys/kernel/debug/ib_iser/host*/conn 2>/dev/null
 }
 
@@ -716,7 +715,6 @@ vm_check_disk() {
 # ib_isert does not run in this guest or shows no normal session
 vm_ist_sum() {
 	local f=/sys/kernel/debug/ib_isert/connections
-	mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
 	[ -r "$f" ] || return 0
 	awk -v k="$1:" -v RS= '/(^|\n)session: normal(\n|$)/ {
 		n = split($0, line, "\n")
@@ -983,8 +981,6 @@ vm_teardown() {
 # has none or the kernel has no kmemleak.
 vm_kmemleak() {
 	local k=/sys/kernel/debug/kmemleak
-	mountpoint -q /sys/kernel/debug ||
-		mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 	[ -w "$k" ] || return 0
 	sleep 6
 	echo scan >"$k" 2>/dev/null

@@ -14,6 +14,9 @@ export HOME=/root LANG=C LC_ALL=C TERM=dumb
 # (tests/vm/initramfs-init.sh) before the repository share, so that none
 # of them hides a clone that lives below one of them.
 ln -sf /proc/self/fd /dev/fd 2>/dev/null
+# debugfs, once for every scenario: our modules' state files, dynamic
+# debug, kmemleak
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 read -r cmdline </proc/cmdline
 hostname iser-vm
 

@@ -125,7 +125,6 @@ vm_log "switches: $(grep -H . /sys/module/ib_iser*/parameters/{zbva,send_inv} 2>
 vm_target_setup
 vm_iscsid_start
 vm_node_new
-mountpoint -q /sys/kernel/debug || vm_must mount -t debugfs debugfs /sys/kernel/debug
 dev=$(vm_login_disk) || exit 1
 
 seen="" bad=""

@@ -25,7 +25,6 @@ par=/sys/module/ib_isert/parameters
 
 vm_setup_node
 
-mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
 ddc=/sys/kernel/debug/dynamic_debug/control
 if [ -w "$ddc" ]; then
 	echo 'module ib_isert func ist_np_cm_event +p' >"$ddc" ||

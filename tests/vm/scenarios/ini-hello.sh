@@ -83,7 +83,6 @@ vm_wait 60 ini_logged_in || vm_fail "no session after the last Hello case"
 [ ${#dds[@]} -eq 0 ] || wait "${dds[@]}"
 
 # what the good connection reports
-mountpoint -q /sys/kernel/debug || vm_must mount -t debugfs debugfs /sys/kernel/debug
 host=$(basename "$(readlink -f /sys/class/iscsi_session/session*/device/..)")
 mode=$(cat "/sys/kernel/debug/ib_iser/$host/conn") || vm_fail "no debugfs view for $host"
 vm_log "debugfs: $(echo "$mode" | paste -sd ' ' -)"

@@ -77,7 +77,6 @@ vm_node_set node.session.iscsi.FirstBurstLength 32768
 vm_node_set node.session.iscsi.MaxBurstLength 131072
 vm_node_set node.session.iscsi.ImmediateData Yes
 vm_node_set node.session.iscsi.InitialR2T No
-mountpoint -q /sys/kernel/debug || vm_must mount -t debugfs debugfs /sys/kernel/debug
 
 dev=$(vm_login_disk) || exit 1
 

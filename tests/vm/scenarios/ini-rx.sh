@@ -17,7 +17,6 @@ vm_target_setup
 vm_iscsid_start
 vm_node_new
 vm_node_set node.session.queue_depth 64
-mountpoint -q /sys/kernel/debug || vm_must mount -t debugfs debugfs /sys/kernel/debug
 
 counters() {
 	local d f

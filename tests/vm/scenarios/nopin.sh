@@ -23,8 +23,6 @@ vm_target_setup
 vm_iscsid_start
 vm_node_new
 dev=$(vm_login_disk) || exit 1
-mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug ||
-	vm_fail "cannot mount debugfs: the answers to the pings are only visible through dynamic debug"
 dyndbg=/sys/kernel/debug/dynamic_debug/control
 [ -w "$dyndbg" ] ||
 	vm_fail "dynamic debug unavailable ($dyndbg not writable): the answers to the pings cannot be seen"

@@ -67,8 +67,6 @@ crash)
 	;;
 leak)
 	ko=$VM_REPO/build/leaktest-$(uname -r)/iser_leaktest.ko
-	mountpoint -q /sys/kernel/debug ||
-		mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 	[ -w /sys/kernel/debug/kmemleak ] ||
 		vm_fail "this kernel has no kmemleak: the gate cannot be tried"
 	insmod "$ko" || vm_fail "cannot load $ko"

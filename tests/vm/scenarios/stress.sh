@@ -79,7 +79,6 @@ done
 # pages of receive buffers our modules hold (drivers/core, rx_ring_bytes):
 # counted exactly by the core, so a connection leaking them shows at once
 rxbytes() {
-	mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
 	cat /sys/kernel/debug/iser_dm/rx_ring_bytes 2>/dev/null
 }
 rx_before=$(rxbytes)
