@@ -197,6 +197,26 @@ for i in $(seq 36); do
 done
 ! want textcont || vm_tcli "${cmds[@]}" >/dev/null
 ffp_run textcont 'reject=none nop_in=yes closed=no status=none text=[2-9]/final'
+# LIO builds each part of a continued SendTargets response in a new
+# 8 KiB buffer (LIO's limit, MaxRecvDataSegmentLength here) and forgets
+# the previous one; our target frees it. 16 more continued exchanges must
+# not leave their buffers behind: 8 KiB kmalloc objects before and after
+# (a leak adds at least one per exchange; the debug kernel's kmemleak
+# found it first)
+if want textcont && [ "$VM_TARGET" = ours ]; then
+	k8() { awk '$1 == "kmalloc-8k" { print $2 }' /proc/slabinfo; }
+	k8_before=$(k8)
+	for i in $(seq 16); do
+		out=$("$ffp" -m textcont "$VM_TGT_IP" "$VM_ISER_PORT" 2>&1) ||
+			vm_fail "iser_ffp -m textcont did not run: $out"
+		echo "$out" | grep -qE 'text=[2-9]/final' ||
+			fails+="iser_ffp -m textcont (leak check, run $i): $out; "
+	done
+	k8_after=$(k8)
+	vm_log "8 KiB kmalloc objects around 16 continued SendTargets exchanges: $k8_before, then $k8_after"
+	[ $((k8_after - k8_before)) -lt 8 ] ||
+		fails+="16 continued SendTargets exchanges left $((k8_after - k8_before)) more 8 KiB objects allocated (LIO's previous response parts leaked); "
+fi
 
 norm=(-n "$VM_TARGET_IQN" -i "$VM_INITIATOR_IQN")
 vm_tcli "/iscsi/$VM_TARGET_IQN/tpg1 set parameter InitialR2T=No"
