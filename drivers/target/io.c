@@ -1182,6 +1182,14 @@ int ist_get_dataout(struct iscsit_conn *conn, struct iscsit_cmd *cmd,
 	if (!icmd->stags.wsv)
 		return -EINVAL;	/* isdm_check_cmd_stags() prevents this */
 	/*
+	 * The rest of the data comes by RDMA Read, never by Data-Out PDUs.
+	 * LIO's Data-Out timer (3 s, started while it expected unsolicited
+	 * data) would close the connection whenever a large read, or one
+	 * queued behind others for the send queue, took longer than that; the
+	 * RC transport's retries bound a read that never completes.
+	 */
+	iscsit_stop_dataout_timer(cmd);
+	/*
 	 * ZBVA: the tagged offset is the buffer offset. Absolute VAs: the
 	 * advertised address is that of the first byte not sent
 	 * unsolicited (the Linux convention, Documentation/wire-protocol.md).
@@ -1311,6 +1319,16 @@ int ist_response_queue(struct iscsit_conn *conn, struct iscsit_cmd *cmd,
 		hton24(((struct iscsi_reject *)bhs)->dlength, ISCSI_HDR_LEN);
 		return ist_send(icmd, bhs, NULL, cmd->buf_ptr, ISCSI_HDR_LEN);
 	case ISTATE_SEND_TEXTRSP:
+		/*
+		 * LIO builds each part of a continued SendTargets response in
+		 * a new buffer and points cmd->buf_ptr at it without freeing
+		 * the previous part's (iscsit_build_sendtargets_response(),
+		 * 6.1 and 6.12). That part's Send has completed (a
+		 * continuation is taken only then: ist_text_settled()), so
+		 * free it here, or every continuation leaks up to 32 KiB.
+		 */
+		kfree(cmd->buf_ptr);
+		cmd->buf_ptr = NULL;
 		ret = iscsit_build_text_rsp(cmd, conn,
 					    (struct iscsi_text_rsp *)bhs,
 					    ISCSI_INFINIBAND);
