@@ -850,9 +850,17 @@ static int ist_handle_hello(struct ist_conn *ic, const void *buf, u32 len)
 	if (ret)
 		return ret;
 	ret = isdm_tx_post(&ic->base, tx, NULL);
-	if (ret)
+	if (ret) {
 		isdm_tx_unmap(ic->base.dev, tx);
-	return ret;
+		return ret;
+	}
+	/*
+	 * The connection fails once the refusal is sent
+	 * (ist_hello_send_done()); until then what arrives behind the Hello
+	 * is dropped, as after any failure: a NOP-Out there was answered.
+	 */
+	ic->hello_refused = res.reject;
+	return 0;
 }
 
 /**
@@ -883,7 +891,7 @@ void ist_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	 * elsewhere, and LIO would execute them on a connection it is
 	 * tearing down. The receive buffer is not posted again.
 	 */
-	if (READ_ONCE(ic->failed))
+	if (READ_ONCE(ic->failed) || ic->hello_refused)
 		return;
 	ib_dma_sync_single_for_cpu(ic->base.dev->ib_dev, rx->dma, rx->size,
 				   DMA_FROM_DEVICE);

@@ -201,6 +201,9 @@ struct ist_conn_view {
  * @hello_reply: its bytes; the headers @hello_tx sends
  * @view: what it negotiated, shown in debugfs
  * @ffp_seen: a full-feature message arrived (a Hello must come first)
+ * @hello_refused: a HelloReply with the reject bit was posted; nothing
+ *	received after the Hello reaches LIO (receive completion context
+ *	only)
  * @ctrl_cnt: control completions (TMF, Reject, Text) still running
  * @rdma_wait: commands whose RDMA Reads did not fit in the send queue yet,
  *	in arrival order (under @rdma_wait_lock)
@@ -257,6 +260,7 @@ struct ist_conn {
 	struct isdm_hello_reply	hello_reply;
 	struct ist_conn_view	view;
 	bool			ffp_seen;
+	bool			hello_refused;
 	atomic_t		ctrl_cnt;
 	struct list_head	rdma_wait;
 	spinlock_t		rdma_wait_lock;	/* @rdma_wait, @rdma_wait_stopped */
