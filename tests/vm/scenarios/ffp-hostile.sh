@@ -202,8 +202,9 @@ ffp_run textcont 'reject=none nop_in=yes closed=no status=none text=[2-9]/final'
 # the previous one; our target frees it. 16 more continued exchanges must
 # not leave their buffers behind: 8 KiB kmalloc objects before and after
 # (a leak adds at least one per exchange; the debug kernel's kmemleak
-# found it first)
-if want textcont && [ "$VM_TARGET" = ours ]; then
+# found it first). Not where kmemleak runs: it judges every row there,
+# and KASAN's quarantine keeps freed objects counted for a while
+if want textcont && [ "$VM_TARGET" = ours ] && [ ! -e /sys/kernel/debug/kmemleak ]; then
 	k8() { awk '$1 == "kmalloc-8k" { print $2 }' /proc/slabinfo; }
 	k8_before=$(k8)
 	for i in $(seq 16); do
@@ -280,8 +281,12 @@ if want logoutbad; then
 		fails+="logoutbad: LIO still shows a session 30 s after the connection closed; "
 	fi
 fi
-ffp_run bigio 'login=ok .*nop_in=yes closed=no .*bigio bytes=[1-9][0-9]* write=0x00 read=0x00 verify=ok' "${norm[@]}"
-ffp_run bigq 'login=ok .*nop_in=yes closed=no .*bigq cmds=24 bytes=16777216 good=24 bad=0\(none\) read=0x00 verify=ok' "${norm[@]}"
+# each response within 60 s, four times that on the debug kernel (KASAN
+# and lockdep: soft-RoCE moves about 1 MiB/s there under emulation)
+bigwait=60
+case $(uname -r) in *-iser-debug) bigwait=240 ;; esac
+ffp_run bigio 'login=ok .*nop_in=yes closed=no .*bigio bytes=[1-9][0-9]* write=0x00 read=0x00 verify=ok' "${norm[@]}" -W "$bigwait"
+ffp_run bigq 'login=ok .*nop_in=yes closed=no .*bigq cmds=24 bytes=16777216 good=24 bad=0\(none\) read=0x00 verify=ok' "${norm[@]}" -W "$bigwait"
 for mode in shortw shortr; do
 	ffp_run $mode 'login=ok .*nop_in=no closed=yes .*short status=none' "${norm[@]}"
 done
