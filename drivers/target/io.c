@@ -21,6 +21,8 @@
 #include "ist.h"
 
 static void ist_send_done(struct ib_cq *cq, struct ib_wc *wc);
+static void ist_rx_process(struct ist_conn *ic, struct isdm_rx_desc *rx,
+			   u32 len);
 
 static struct ist_cmd *ist_cmd_of(struct ib_cqe *cqe)
 {
@@ -374,6 +376,8 @@ static void ist_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	ist_rdma_unreserve(icmd);
 	if (wc->status != IB_WC_SUCCESS) {
 		ist_wc_failed(ic, wc, "send failed");
+		/* a stashed continuation's buffer goes with the ring */
+		icmd->text_cont = NULL;
 		ist_put_cmd(icmd, true);
 		return;
 	}
@@ -384,7 +388,14 @@ static void ist_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	 * on the same CQ, finds the command ready (ist_text_settled()).
 	 */
 	if (cmd->i_state == ISTATE_SEND_TEXTRSP && ist_text_continues(icmd)) {
+		struct isdm_rx_desc *rx = icmd->text_cont;
+
 		ist_put_cmd(icmd, false);
+		/* a continuation that came before this completion */
+		if (rx) {
+			icmd->text_cont = NULL;
+			ist_rx_process(ic, rx, icmd->text_cont_len);
+		}
 		return;
 	}
 
@@ -703,9 +714,10 @@ static int ist_handle_nop_out(struct ist_conn *ic, u8 *buf,
 /*
  * The previous part of a continued Text exchange must be done with before
  * the command is used again: ist_send_done() marks it ISTATE_SENT_STATUS
- * in the CQ's own context, and that Send completion comes before the
- * receive of the continuation on the shared CQ. A continuation that
- * overtook it is refused.
+ * in the CQ's own context. The continuation's receive can come before that
+ * Send completion on the shared CQ (the completion waits for the
+ * initiator's ACK, which may come after its next request): then
+ * ist_handle_text() keeps the request and ist_send_done() takes it up.
  */
 static bool ist_text_settled(struct iscsit_cmd *cmd)
 {
@@ -717,11 +729,13 @@ static bool ist_text_settled(struct iscsit_cmd *cmd)
 	return sent;
 }
 
-static int ist_handle_text(struct ist_conn *ic, u8 *buf,
-			   const struct isdm_rx_pdu *pdu)
+static int ist_handle_text(struct ist_conn *ic, struct isdm_rx_desc *rx,
+			   u32 len, const struct isdm_rx_pdu *pdu, bool *kept)
 {
+	u8 *buf = rx->buf;
 	struct iscsi_text *hdr = (struct iscsi_text *)(buf + pdu->bhs_off);
 	struct iscsit_cmd *cmd;
+	struct ist_cmd *icmd;
 	char *text;
 	int rc;
 
@@ -729,9 +743,27 @@ static int ist_handle_text(struct ist_conn *ic, u8 *buf,
 		/* only a Text command we continued, with our TTT */
 		cmd = iscsit_find_cmd_from_itt(ic->conn, hdr->itt);
 		if (cmd && (cmd->iscsi_opcode != ISCSI_OP_TEXT ||
-			    cmd->targ_xfer_tag != be32_to_cpu(hdr->ttt) ||
-			    !ist_text_settled(cmd)))
+			    cmd->targ_xfer_tag != be32_to_cpu(hdr->ttt)))
 			cmd = NULL;
+		if (cmd && !ist_text_settled(cmd)) {
+			/*
+			 * The initiator answered the part before its Send
+			 * completed here (the ACK that completes it may come
+			 * after, or with, the next request): keep the buffer
+			 * and take the request up in ist_send_done(). One
+			 * at most, and only behind a part with the C bit.
+			 */
+			icmd = iscsit_priv_cmd(cmd);
+			if (cmd->i_state != ISTATE_SEND_TEXTRSP ||
+			    !ist_text_continues(icmd) || icmd->text_cont) {
+				cmd = NULL;
+			} else {
+				icmd->text_cont = rx;
+				icmd->text_cont_len = len;
+				*kept = true;
+				return 0;
+			}
+		}
 	} else {
 		cmd = ist_alloc_cmd(ic);
 		if (!cmd)
@@ -766,7 +798,7 @@ static int ist_handle_text(struct ist_conn *ic, u8 *buf,
 	return iscsit_process_text_cmd(ic->conn, cmd, hdr);
 }
 
-static int ist_rx_pdu(struct ist_conn *ic, struct isdm_rx_desc *rx,
+static int ist_rx_pdu(struct ist_conn *ic, struct isdm_rx_desc *rx, u32 len,
 		      const struct isdm_rx_pdu *pdu, bool *kept)
 {
 	struct iscsit_conn *conn = ic->conn;
@@ -791,7 +823,7 @@ static int ist_rx_pdu(struct ist_conn *ic, struct isdm_rx_desc *rx,
 	case ISCSI_OP_NOOP_OUT:
 		return ist_handle_nop_out(ic, buf, pdu);
 	case ISCSI_OP_TEXT:
-		return ist_handle_text(ic, buf, pdu);
+		return ist_handle_text(ic, rx, len, pdu, kept);
 	case ISCSI_OP_SCSI_TMFUNC:
 		cmd = ist_alloc_cmd(ic);
 		if (!cmd)
@@ -876,14 +908,27 @@ void ist_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct ist_conn *ic = wc->qp->qp_context;
 	struct isdm_rx_desc *rx = container_of(wc->wr_cqe, struct isdm_rx_desc,
 					       cqe);
-	struct isdm_rx_pdu pdu;
-	bool first, kept = false;
-	int ret;
 
 	if (wc->status != IB_WC_SUCCESS) {
 		ist_wc_failed(ic, wc, "receive failed");
 		return;
 	}
+	ist_rx_process(ic, rx, wc->byte_len);
+}
+
+/*
+ * One full-feature message of @len bytes in @rx: from ist_recv_done(), or
+ * from ist_send_done() for a Text continuation that arrived before the
+ * previous part's Send completion (ist_handle_text()). Both run in the
+ * connection's CQ context, one at a time.
+ */
+static void ist_rx_process(struct ist_conn *ic, struct isdm_rx_desc *rx,
+			   u32 len)
+{
+	struct isdm_rx_pdu pdu;
+	bool first, kept = false;
+	int ret;
+
 	/*
 	 * Once the connection failed (a PDU was refused, the peer went
 	 * away), nothing that arrived behind the failing PDU may reach LIO:
@@ -898,20 +943,20 @@ void ist_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	first = !ic->ffp_seen;
 	ic->ffp_seen = true;
-	ret = isdm_msg_kind(rx->buf, wc->byte_len);
+	ret = isdm_msg_kind(rx->buf, len);
 	if (ret == ISDM_MSG_HELLO && first) {
-		ret = ist_handle_hello(ic, rx->buf, wc->byte_len);
+		ret = ist_handle_hello(ic, rx->buf, len);
 		goto repost;
 	}
 	if (ret != ISDM_MSG_PDU) {
 		pr_err_ratelimited("connection from %pISpc: unexpected iSER message 0x%02x (%d)\n",
-				   &ic->src, wc->byte_len ? *(u8 *)rx->buf : 0,
+				   &ic->src, len ? *(u8 *)rx->buf : 0,
 				   ret);
 		ret = -EPROTO;
 		goto fail;
 	}
 
-	ret = isdm_rx_parse(rx->buf, wc->byte_len, &ic->base.mode,
+	ret = isdm_rx_parse(rx->buf, len, &ic->base.mode,
 			    ISDM_ROLE_TARGET, ISDM_PHASE_FFP, ic->rx_max_data,
 			    &pdu);
 	if (ret == -EPERM || ret == -EPROTOTYPE) {
@@ -927,7 +972,7 @@ void ist_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	if (ret) {
 		pr_err_ratelimited("connection from %pISpc: malformed PDU (%u bytes, %d)\n",
-				   &ic->src, wc->byte_len, ret);
+				   &ic->src, len, ret);
 		goto fail;
 	}
 	/* LIO parses the AHS and the CDB without checking them */
@@ -940,7 +985,7 @@ void ist_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		goto fail;
 	}
 	/* LIO's handlers return > 0 for "handled, nothing more to do" */
-	ret = ist_rx_pdu(ic, rx, &pdu, &kept);
+	ret = ist_rx_pdu(ic, rx, len, &pdu, &kept);
 	if (ret < 0)
 		goto fail;
 	ret = 0;

@@ -298,6 +298,10 @@ struct ist_conn {
  *	ist_rx_give_back() once, when its status is sent or it ends without
  * @imm_sg: LIO's data scatterlist of such a WRITE: the data segment in
  *	@rx_held
+ * @text_cont: a continuation Text Request that arrived before the Send of
+ *	the part it continues completed; taken up by ist_send_done()
+ *	(CQ context only)
+ * @text_cont_len: its length in bytes
  */
 struct ist_cmd {
 	struct ist_conn		*conn;
@@ -318,6 +322,8 @@ struct ist_cmd {
 	struct work_struct	comp_work;
 	struct isdm_rx_desc	*rx_held;
 	struct scatterlist	imm_sg;
+	struct isdm_rx_desc	*text_cont;
+	u32			text_cont_len;
 };
 
 extern struct workqueue_struct *ist_wq;
