@@ -287,11 +287,19 @@ if want logoutbad; then
 	fi
 fi
 # each response within 60 s, four times that on the debug kernel (KASAN
-# and lockdep: soft-RoCE moves about 1 MiB/s there under emulation)
+# and lockdep: soft-RoCE moves about 1 MiB/s there under emulation).
+# bigq's 384 MiB do not fit in the row's time there (the run of
+# 2026-11-27 was cut by the row's timeout in the middle of it): it runs
+# on the distribution kernels only, and the debug kernel's log says so
 bigwait=60
-case $(uname -r) in *-iser-debug) bigwait=240 ;; esac
+debugk=""
+case $(uname -r) in *-iser-debug) bigwait=240 debugk=1 ;; esac
 ffp_run bigio 'login=ok .*nop_in=yes closed=no .*bigio bytes=[1-9][0-9]* write=0x00 read=0x00 verify=ok' "${norm[@]}" -W "$bigwait"
-ffp_run bigq 'login=ok .*nop_in=yes closed=no .*bigq cmds=24 bytes=16777216 good=24 bad=0\(none\) read=0x00 verify=ok' "${norm[@]}" -W "$bigwait"
+if [ -z "$debugk" ]; then
+	ffp_run bigq 'login=ok .*nop_in=yes closed=no .*bigq cmds=24 bytes=16777216 good=24 bad=0\(none\) read=0x00 verify=ok' "${norm[@]}" -W "$bigwait"
+elif want bigq; then
+	vm_log "bigq not run on the debug kernel: 384 MiB at about 1 MiB/s outlast the row"
+fi
 for mode in shortw shortr; do
 	ffp_run $mode 'login=ok .*nop_in=no closed=yes .*short status=none' "${norm[@]}"
 done
