@@ -66,6 +66,12 @@ def raw_key(test, kib):
     return "ib_%s_bw-%dk" % (test, kib)
 
 
+def row_result(logdir, name):
+    """the verdict vm-check.sh wrote for row NAME, or 'no result'"""
+    path = os.path.join(logdir, name, "result")
+    return open(path).read().strip() if os.path.exists(path) else "no result"
+
+
 def load(logdir):
     runs = {}
     pat = re.compile(r"^bench-r(\d+)-(\w+)$")
@@ -74,8 +80,7 @@ def load(logdir):
         if not m:
             continue
         pair = m.group(2)
-        res = open(os.path.join(logdir, name, "result")).read().strip() \
-            if os.path.exists(os.path.join(logdir, name, "result")) else "no result"
+        res = row_result(logdir, name)
         if pair == "raw":
             runs.setdefault(pair, []).append(
                 (name, res, load_link(os.path.join(logdir, name, "link.json"))
@@ -110,8 +115,7 @@ def load_split(logdir, failed):
         m = pat.match(name)
         if not m:
             continue
-        rpath = os.path.join(logdir, name, "result")
-        res = open(rpath).read().strip() if os.path.exists(rpath) else "no result"
+        res = row_result(logdir, name)
         if res != "PASS":
             failed.append("%s: %s" % (name, res))
             continue
