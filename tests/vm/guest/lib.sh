@@ -392,6 +392,28 @@ vm_peer_wait() {
 	return 1
 }
 
+# vm_peer_wait_ready: in the initiator guest, wait until the target guest
+# signalled "ready" (its target is set up); fail the scenario otherwise.
+vm_peer_wait_ready() {
+	vm_peer_wait ready 300
+	case $? in
+	0) ;;
+	2) vm_fail "the target guest stopped before its target was ready" ;;
+	*) vm_fail "the target guest's target was not ready within 300 s" ;;
+	esac
+}
+
+# vm_peer_await NAME: in the target guest, wait for the initiator guest's
+# signal NAME (status 0) until the host says the initiator guest's
+# scenario ended ("done", status 1).  No time limit of its own: the
+# host's scenario timeout bounds it.
+vm_peer_await() {
+	while [ ! -e "$VM_PEER_SIG/$1" ]; do
+		[ -e "$VM_PEER_SIG/done" ] && return 1
+		sleep 1
+	done
+}
+
 # ---------------------------------------------------------------------------
 # LIO target, configured with targetcli only
 

@@ -124,19 +124,11 @@ mkdir -p "$snaps" || vm_fail "cannot create $snaps"
 if [ "$VM_PEER_ROLE" = target ]; then
 	vm_target_setup
 	vm_peer_signal ready
-	# wait_sig NAME: until the initiator guest signals NAME (status 0) or
-	# the host says it ended ("done", status 1)
-	wait_sig() {
-		while [ ! -e "$VM_PEER_SIG/$1" ]; do
-			[ -e "$VM_PEER_SIG/done" ] && return 1
-			sleep 1
-		done
-	}
 	for r in $(seq 1 "$rounds"); do
-		wait_sig "pre$r" || break
+		vm_peer_await "pre$r" || break
 		memsnap "$snaps/pre$r"
 		vm_peer_signal "pre$r-ack"
-		wait_sig "post$r" || break
+		vm_peer_await "post$r" || break
 		memsnap "$snaps/post$r"
 		vm_peer_signal "post$r-ack"
 	done
@@ -154,12 +146,7 @@ fi
 # are taken while this guest waits (both guests' snapshots of a round
 # bracket the same login)
 vm_iscsid_start
-vm_peer_wait ready 300
-case $? in
-0) ;;
-2) vm_fail "the target guest stopped before its target was ready" ;;
-*) vm_fail "the target guest's target was not ready within 300 s" ;;
-esac
+vm_peer_wait_ready
 vm_node_new
 # peer_step NAME: signal NAME, wait for the target guest's NAME-ack
 peer_step() {

@@ -113,10 +113,7 @@ vm_peer_signal ready
 rx_cut="" rx_end="" se_cut="" se_end=""
 if [ "$flap" -gt 0 ]; then
 	# until the initiator guest's root writes, or the host says it is over
-	while [ ! -e "$VM_PEER_SIG/writing" ] && [ ! -e "$VM_PEER_SIG/done" ]; do
-		sleep 1
-	done
-	if [ -e "$VM_PEER_SIG/writing" ]; then
+	if vm_peer_await writing; then
 		sleep 3
 		imac=$(ip neigh show "$VM_INI_IP" dev "$nic" | awk '{ for (i = 1; i < NF; i++) if ($i == "lladdr") print $(i + 1) }')
 		[ -n "$imac" ] || imac=52:54:00:12:78:02
@@ -135,9 +132,7 @@ if [ "$flap" -gt 0 ]; then
 		vm_log "$nic passes frames again; rcvd_pkts $rx_cut, then $rx_end during the outage; send_err $se_cut, then $se_end"
 		# the initiator's root reports "FLAP" once its writes are
 		# done: the session must have logged in again by then
-		while [ ! -e "$VM_PEER_SIG/flapped" ] && [ ! -e "$VM_PEER_SIG/done" ]; do
-			sleep 1
-		done
+		vm_peer_await flapped
 		acc_flap=$(cat "$stats/accepts" 2>/dev/null)
 		vm_log "logins accepted: ${acc_cut:-?} when the link was cut, ${acc_flap:-?} after the writes"
 	fi
