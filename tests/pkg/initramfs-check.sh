@@ -268,6 +268,7 @@ EOF
 			echo "1: DOWN" >"$r/sys/class/infiniband/mlx5_0/ports/1/state"
 		fi
 		[ -n "${6:-}" ] && mk_lun "$6"
+		[ -z "${RUN_IBFT:-}" ] || mk_ibft "$RUN_IBFT"
 		local s=$SECONDS
 		out=$(env -i PATH=/sbin:/bin ROOT="${5:-/dev/sda1}" ISER_RDMA_WAIT=2 \
 			ISER_LOGIN_KILL=3 ISER_DISK_WAIT=2 \
@@ -344,6 +345,29 @@ ISER_RXE_NETDEV=eth1" "" ok 1
 	run "ISCSI_TRANSPORT=iser" "iscsi_auto" ok 1
 	check "[$fl] script: iscsi_auto: network from the iBFT (no configure_networking), iscsistart -b over iSER" \
 		eval 'test "$rc" = 0 && has "$calls" "modprobe iscsi_ibft" "iscsistart -N" "iscsistart -b -P iface.transport_name=iser -P node.session.initial_login_retry_max=4 -P node.conn[0].timeo.login_timeout=15" && ! like "$calls" configure_networking >/dev/null'
+	# iser_rxe_netdev=ibft: the interface with the MAC of the iBFT's NIC
+	# (the one target0 names first, then any); fake iBFT in /sys
+	mk_ibft() {
+		mkdir -p "$r/sys/firmware/ibft/ethernet0" "$r/sys/firmware/ibft/ethernet1" \
+			"$r/sys/firmware/ibft/target0"
+		echo 52:54:00:00:00:aa >"$r/sys/firmware/ibft/ethernet0/mac"
+		echo 52:54:00:00:00:bb >"$r/sys/firmware/ibft/ethernet1/mac"
+		echo "$1" >"$r/sys/firmware/ibft/target0/nic-assoc"
+		echo 52:54:00:00:00:11 >"$r/sys/class/net/eth0/address"
+		echo 52:54:00:00:00:bb >"$r/sys/class/net/eth1/address"
+		mkdir -p "$r/sys/class/net/eth2"
+		echo 52:54:00:00:00:aa >"$r/sys/class/net/eth2/address"
+	}
+	run "ISCSI_TRANSPORT=iser" "iscsi_auto iser_rxe_netdev=ibft" ok 1
+	check "[$fl] script: iser_rxe_netdev=ibft without an iBFT: panic before any login" \
+		eval 'test "$rc" = 1 && like "$out" "no network device has the MAC address of an iBFT NIC" >/dev/null && ! like "$calls" "rdma link" >/dev/null && ! like "$calls" "iscsistart -b" >/dev/null'
+	for na in 0 1; do
+		nd=eth2
+		[ $na = 1 ] && nd=eth1
+		RUN_IBFT=$na run "ISCSI_TRANSPORT=iser" "iscsi_auto iser_rxe_netdev=ibft" ok 1
+		check "[$fl] script: iser_rxe_netdev=ibft, target0 on iBFT NIC $na: soft-RoCE on $nd, then iscsistart -b" \
+			eval 'test "$rc" = 0 && has "$calls" "iscsistart -N" "rdma link add rxe0 type rxe netdev $nd" "iscsistart -b -P iface.transport_name=iser -P node.session.initial_login_retry_max=4 -P node.conn[0].timeo.login_timeout=15" && like "$out" "soft-RoCE on $nd, the iBFT" >/dev/null'
+	done
 	run "$conf" "" exists 1
 	check "[$fl] script: a session that exists already (error 15) is used" \
 		eval 'test "$rc" = 0 && like "$out" "a session exists already; using it" >/dev/null'
@@ -478,8 +502,8 @@ if check "mkinitramfs -d (MODULES=most, ISER_RXE_NETDEV=eth0) for $krel" mkimage
 		eval 'inlist most "^$K/updates/iser/iser_dm\.ko$" && inlist most "^$K/updates/iser/ib_iser\.ko$"'
 	check "image has no ib_isert.ko of ours (the target is not needed to boot)" \
 		eval '! inlist most "^$K/updates/.*ib_isert\.ko"'
-	check "image has rdma_cm, ib_core, libiscsi, scsi_transport_iscsi" \
-		all_in most rdma_cm ib_core libiscsi scsi_transport_iscsi
+	check "image has rdma_cm, ib_core, libiscsi, scsi_transport_iscsi, iscsi_ibft" \
+		all_in most rdma_cm ib_core libiscsi scsi_transport_iscsi iscsi_ibft
 	check "image has rdma_rxe and the rdma tool (ISER_RXE_NETDEV set)" \
 		eval 'inlist most "/rdma_rxe\.ko$" && inlist most "^usr/sbin/rdma$"'
 	check "image has mlx5_ib (MODULES=most)" inlist most "/mlx5_ib\.ko$"

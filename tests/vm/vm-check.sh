@@ -265,8 +265,9 @@ san_line() {
 san_result() {
 	local k=$1 name ini tgt def tmo body rest pjob reason="" b bj p con ires tres
 	local log scan srcini srcdm line tok1="" tok2="" taint flap=0 secs=0 x
-	local bad="" summary=""
+	local bad="" summary="" ibft=0
 	read -r name ini tgt def tmo body rest <<<"$2"
+	[[ " $rest " != *" --ibft "* ]] || ibft=1
 	if [[ " $rest " == *" --flap "* ]]; then
 		flap=1
 		secs=$(echo " $rest " | sed -n 's/.* --flap \([0-9]*\) .*/\1/p')
@@ -322,6 +323,17 @@ san_result() {
 				add "boot $b: the kernel was tainted ($taint)"
 			fi
 			[ "$(cat "$bj/done-rc" 2>/dev/null)" = 0 ] || add "boot $b: no DONE 0"
+			# --ibft: the firmware's table named the target, the
+			# initiator and the address, and our script used it
+			if [ $ibft = 1 ]; then
+				line=$(echo "$p" | sed -n 's/^@@ IBFT //p' | head -n 1)
+				[ " $line " = " target=$VM_SAN_TARGET_IQN initiator=$VM_SAN_INITIATOR_IQN ip=$VM_SAN_INI_IP " ] ||
+					add "boot $b: the iBFT is not iPXE's (${line:-no IBFT line})"
+				tr -d '\r' <"$con" | grep -aq "iser: logging in over iSER to the iBFT targets" ||
+					add "boot $b: the initramfs did not log in from the iBFT"
+				tr -d '\r' <"$con" | grep -aq "iser: soft-RoCE on eth[0-9]*, the iBFT's NIC" ||
+					add "boot $b: soft-RoCE was not put on the iBFT's NIC"
+			fi
 		fi
 		while read -r x; do
 			[ -n "$x" ] && add "boot $b: ${x#@@ CHECK FAIL: }"

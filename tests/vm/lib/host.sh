@@ -185,18 +185,21 @@ vm_initramfs() {
 # The boot-from-SAN mode (vm_san_boot) boots another initramfs with another
 # command line and without the 9p shares: VM_BOOT_INITRD replaces the rig's
 # initramfs, VM_BOOT_CMDLINE the whole kernel command line, and
-# VM_BOOT_SHARES=0 leaves the shares out.  VM_BOOT_POLL, a function, is
+# VM_BOOT_SHARES=0 leaves the shares out.  VM_BOOT_KERNEL replaces the
+# kernel image (sanboot --ibft: iPXE, which then loads the kernel itself)
+# and VM_BOOT_INITRD=none gives qemu no initramfs.  VM_BOOT_POLL, a function, is
 # called once a second with JOBDIR and the seconds since qemu started;
 # when it returns 0 the host stops the guest and VM_STATE is "stopped".
 vm_boot() {
 	local rel=$1 job=$2 hard=$3 handler=${4:-} initrd qpid start deadline
 	local n=0 total line kw a b done_seen=0 up=0 alive append
-	local -a shares=()
+	local -a shares=() initrd_arg=()
 	if [ -n "${VM_BOOT_INITRD:-}" ]; then
 		initrd=$VM_BOOT_INITRD
 	else
 		initrd=$(vm_initramfs "$rel") || exit 2
 	fi
+	[ "$initrd" = none ] || initrd_arg=(-initrd "$initrd")
 	append=${VM_BOOT_CMDLINE:-"console=ttyS0,115200 panic=-1 mitigations=off log_buf_len=$VM_LOG_BUF_LEN printk.devkmsg=on ${ISER_VM_APPEND:-} iser_vm.repo=$VM_REPO iser_vm.job=$job${VM_APPEND_EXTRA:+ $VM_APPEND_EXTRA}"}
 	[ "${VM_BOOT_SHARES:-1}" = 0 ] || shares=(
 		-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
@@ -211,7 +214,7 @@ vm_boot() {
 		-name "iser-vm-$rel" -nodefaults -no-user-config \
 		-accel tcg,thread=multi -smp "$VM_CPUS" -m "$VM_MEM" \
 		-nic none "${VM_QEMU_EXTRA[@]}" -display none -monitor none -no-reboot \
-		-kernel "/boot/vmlinuz-$rel" -initrd "$initrd" \
+		-kernel "${VM_BOOT_KERNEL:-/boot/vmlinuz-$rel}" "${initrd_arg[@]}" \
 		-append "$append" \
 		-serial "file:$job/console.log" -serial "file:$job/progress" \
 		"${shares[@]}" \
@@ -296,7 +299,7 @@ vm_console_klog() {
 # outside every scenario (boot, the final check, a late oops).  The console
 # is a file on the host: no log ring can drop a line from it.
 vm_console_scan() {
-	tr -d '\r' <"$1" 2>/dev/null | awk -v bad="$VM_BAD_KLOG" '
+	tr -d '\r' 2>/dev/null <"$1" | awk -v bad="$VM_BAD_KLOG" '
 		{
 			if (match($0, /iser-vm: BEGIN [^ ]+/)) {
 				cur = substr($0, RSTART + 15, RLENGTH - 15)
@@ -457,6 +460,11 @@ vm_pair_boot() {
 
 VM_SAN_INITIATOR_IQN=iqn.2004-10.org.debian:iser-san
 VM_SAN_TARGET_IQN=iqn.2003-01.org.linux-iscsi.iser-vm:sanroot
+# sanboot --ibft: iPXE from Debian's ipxe package, booted as a Linux
+# kernel; it attaches the root LUN over iSCSI/TCP (which writes the
+# iBFT), then loads the kernel and initramfs by TFTP from qemu's
+# user-mode network on a second NIC
+VM_SAN_IPXE=${ISER_VM_IPXE:-/boot/ipxe.lkrn}
 VM_SAN_TGT_IP=192.168.78.1
 VM_SAN_INI_IP=192.168.78.2
 # seconds from qemu start until the booted root says "UP": the kernel, the
@@ -477,6 +485,7 @@ vm_san_check_tools() {
 		PATH=/usr/sbin:/usr/bin:/sbin:/bin command -v "$cmd" >/dev/null 2>&1 ||
 			missing="$missing $pkg($cmd)"
 	done
+	[ -r "$VM_SAN_IPXE" ] || missing="$missing ipxe($VM_SAN_IPXE)"
 	[ -z "$missing" ] ||
 		vm_die "missing host packages for the boot-from-SAN rows:$missing; install them (scripts/deps.sh)"
 }
@@ -714,7 +723,7 @@ vm_san_bad_poll() {
 vm_san_boot() {
 	local rel=$1 job=$2 row=$3 name ini tgt def tmo body rest mode=plain flap=0 dracut=0
 	local pjob sig port hard phard ppid n state root initrd b bj token moddir a cred=""
-	local bad="" boots="1 2" c initrd_norxe="" rootp mutual=0
+	local bad="" boots="1 2" c initrd_norxe="" rootp mutual=0 ibft=0 tftp
 	local save_cpus=$VM_CPUS save_mem=$VM_MEM save_bt=$VM_BOOT_TIMEOUT save_slack=$VM_SCENARIO_SLACK
 	read -r name ini tgt def tmo body rest <<<"$row"
 	pjob=$job/$name.peer
@@ -734,6 +743,7 @@ vm_san_boot() {
 		--bad) mode=bad; bad=${2:-}; shift ;;
 		--chap) cred=$VM_SAN_CHAP_USER:$VM_SAN_CHAP_SECRET@ ;;
 		--mutual) mutual=1 ;;
+		--ibft) ibft=1 ;;
 		esac
 		shift
 	done
@@ -762,6 +772,12 @@ vm_san_boot() {
 		return 0
 	fi
 	cp "$root" "$sig/root.img" || { VM_SAN_ERR="set-up: cannot copy $root"; return 0; }
+	tftp=$sig/tftp
+	if [ $ibft = 1 ] && { ! mkdir -p "$tftp" || ! cp "/boot/vmlinuz-$rel" "$tftp/vmlinuz" ||
+		! cp "$initrd" "$tftp/initrd.img"; }; then
+		VM_SAN_ERR="set-up: cannot fill the TFTP directory $tftp"
+		return 0
+	fi
 	port=$(vm_free_port) || vm_die "no free TCP port on 127.0.0.1 for the guests' link"
 	echo "$name none ${tgt%@peer} $def $((tmo + VM_PAIR_EXTRA)) $body $rest" >"$pjob/job.list"
 	cp "$job/job.env" "$pjob/job.env" 2>/dev/null
@@ -824,6 +840,21 @@ vm_san_boot() {
 				a="ip=$VM_SAN_INI_IP::::iser-san:eth0:off"
 			fi
 			VM_BOOT_CMDLINE="console=ttyS0,115200 panic=-1 mitigations=off log_buf_len=$VM_LOG_BUF_LEN printk.devkmsg=on net.ifnames=0 $a root=iscsi:$cred$VM_SAN_TGT_IP::3260:0:$VM_SAN_TARGET_IQN iser_san.boot=$b iser_san.mode=$mode iser_san.flap=$((flap + 40)) ${ISER_VM_APPEND:-}"
+			if [ $ibft = 1 ]; then
+				# iPXE's script is its command line: net0 (the
+				# link) gets the address and attaches the LUN over
+				# TCP, which describes it in the iBFT; net1 (qemu's
+				# user network, no way out) fetches the kernel and
+				# the initramfs.  Linux then takes the target, the
+				# initiator name and the address from the iBFT
+				# (iscsi_auto), soft-RoCE goes on the iBFT's NIC, and
+				# the root is found by its label.
+				VM_QEMU_EXTRA+=(-netdev "user,id=n2,restrict=on,tftp=$tftp"
+					-device "e1000,netdev=n2,romfile=")
+				VM_BOOT_KERNEL=$VM_SAN_IPXE
+				VM_BOOT_INITRD=none
+				VM_BOOT_CMDLINE="set net0/ip $VM_SAN_INI_IP && set net0/netmask 255.255.255.0 && ifopen net0 && set initiator-iqn $VM_SAN_INITIATOR_IQN && sanhook --drive 0x80 iscsi:$VM_SAN_TGT_IP::3260:0:$VM_SAN_TARGET_IQN && dhcp net1 && kernel tftp://10.0.2.2/vmlinuz console=ttyS0,115200 panic=-1 mitigations=off log_buf_len=$VM_LOG_BUF_LEN printk.devkmsg=on net.ifnames=0 ip=off iscsi_auto iser_rxe_netdev=ibft root=LABEL=iser-san-root iser_san.boot=$b iser_san.mode=$mode iser_san.flap=$((flap + 40)) ${ISER_VM_APPEND:-} && initrd tftp://10.0.2.2/initrd.img && boot"
+			fi
 			VM_BOOT_TIMEOUT=$VM_SAN_BOOT_TIMEOUT
 			VM_SCENARIO_SLACK=$((tmo + 60))
 			if [ $mode = bad ]; then
@@ -853,7 +884,7 @@ vm_san_boot() {
 			# boot 2 looks for what boot 1 wrote
 			grep -aq '^@@ MARKER wrote ' "$bj/progress" || break
 		done
-		unset VM_BOOT_INITRD VM_BOOT_SHARES VM_BOOT_CMDLINE VM_SAN_SIG VM_SAN_HANDLER
+		unset VM_BOOT_INITRD VM_BOOT_SHARES VM_BOOT_CMDLINE VM_BOOT_KERNEL VM_SAN_SIG VM_SAN_HANDLER
 	fi
 	VM_QEMU_EXTRA=()
 	VM_CPUS=$save_cpus

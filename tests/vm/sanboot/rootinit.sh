@@ -100,6 +100,12 @@ fi
 ini=$(cat /sys/module/ib_iser/srcversion 2>/dev/null || echo none)
 dm=$(cat /sys/module/iser_dm/srcversion 2>/dev/null || echo none)
 say "ROOT dev=$rootdev fstype=$fstype session=${sess:-none} sessions=$nsess target=$tn portal=$portal scsi_host=$proc ib_iser=$ini iser_dm=$dm"
+# booted through firmware that described the LUN (sanboot --ibft): what
+# the iBFT says (iscsi_ibft, loaded by the initramfs)
+ibft=/sys/firmware/ibft
+if [ -d $ibft ]; then
+	say "IBFT target=$(cat $ibft/target0/target-name) initiator=$(cat $ibft/initiator/initiator-name) ip=$(cat $ibft/ethernet0/ip-addr)"
+fi
 
 [ -d /sys/kernel/debug/ib_iser ] || mount -t debugfs debugfs /sys/kernel/debug
 for f in /sys/kernel/debug/ib_iser/host*/conn; do

@@ -4,7 +4,7 @@
 # Boot from SAN, the target guest's half (INITIATOR "ours@san", TARGET
 # "X@peer" in scenarios.list; host.sh vm_san_boot boots the initiator
 # guest, which runs no body of its own):
-#   sanboot [--flap SECONDS] [--dracut] [--chap [--mutual]] [--bad CASE,...]
+#   sanboot [--flap SECONDS] [--dracut] [--ibft] [--chap [--mutual]] [--bad CASE,...]
 # Serves the root file system image the host put in the signal directory
 # (root.img, from tests/vm/sanboot/mkroot.sh) as LUN 0 of a target with an
 # iSER portal on the link, signals "ready", and waits until the host
@@ -45,7 +45,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--flap) flap=${2:-}; shift ;;
 	--bad) bad=${2:-}; shift ;;
-	--dracut) ;; # the initiator guest's initramfs: the host's business
+	--dracut | --ibft) ;; # how the initiator guest boots: the host's business
 	--chap) chap=1 ;;
 	--mutual) mutual=1; chap=1 ;;
 	*) vm_fail "sanboot.sh: bad argument $1" ;;
