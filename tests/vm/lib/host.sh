@@ -360,6 +360,54 @@ vm_free_port() {
 	return 1
 }
 
+# vm_peer_start REL PJOB SIG PORT HARD: boot the target guest of a
+# two-guest row in the background (its qemu listens on the link at
+# 127.0.0.1:PORT, so it starts first), with job directory PJOB, signal
+# directory SIG and the hard limit HARD seconds.  Its outcome is left in
+# files: PJOB/state, PJOB/state-reason, SIG/peer-gone once it stopped.
+# Sets VM_PEER_PID.
+vm_peer_start() {
+	local rel=$1 pjob=$2 sig=$3 port=$4 hard=$5
+	(
+		VM_QEMU_EXTRA=(-netdev "socket,id=n1,listen=127.0.0.1:$port"
+			-device "virtio-net-pci,netdev=n1,mac=52:54:00:12:78:01")
+		VM_APPEND_EXTRA="iser_vm.role=target iser_vm.sig=$sig"
+		vm_boot "$rel" "$pjob" "$hard" ""
+		state=$VM_STATE
+		[ -e "$sig/killed" ] && state=killed
+		echo "$state" >"$pjob/state"
+		if [ "$state" = killed ]; then
+			echo "did not finish within ${VM_PAIR_GRACE}s after the initiator guest, killed" >"$pjob/state-reason"
+		else
+			vm_state_reason "$pjob" >"$pjob/state-reason"
+		fi
+		: >"$sig/peer-gone"
+	) &
+	VM_PEER_PID=$!
+}
+
+# vm_peer_finish PJOB SIG PID: once the initiator guest is done (and SIG/done
+# written), give the target guest (PID, from vm_peer_start) VM_PAIR_GRACE
+# seconds to end, then stop its qemu; sets VM_PEER_STATE and
+# VM_PEER_REASON from its files.
+vm_peer_finish() {
+	local pjob=$1 sig=$2 ppid=$3 n=0
+	while kill -0 "$ppid" 2>/dev/null; do
+		n=$((n + 1))
+		if [ $n -gt "$VM_PAIR_GRACE" ]; then
+			: >"$sig/killed"
+			kill "$(cat "$pjob/qemu.pid")" 2>/dev/null
+			sleep 2
+			kill -9 "$(cat "$pjob/qemu.pid")" 2>/dev/null
+			break
+		fi
+		sleep 1
+	done
+	wait "$ppid" 2>/dev/null
+	VM_PEER_STATE=$(cat "$pjob/state" 2>/dev/null)
+	VM_PEER_REASON=$(cat "$pjob/state-reason" 2>/dev/null)
+}
+
 # vm_pair_boot RELEASE JOBDIR ROW [LINE_HANDLER]
 #
 # Run one two-guest scenario (ROW: its line of scenarios.list, TARGET
@@ -386,7 +434,7 @@ vm_free_port() {
 # shellcheck disable=SC2034 # VM_PEER_* are for the caller
 vm_pair_boot() {
 	local rel=$1 job=$2 row=$3 handler=${4:-} name ini tgt def tmo rest
-	local pjob sig port hard phard ppid n state save_cpus=$VM_CPUS save_mem=$VM_MEM
+	local pjob sig port hard phard ppid n save_cpus=$VM_CPUS save_mem=$VM_MEM
 	read -r name ini tgt def tmo rest <<<"$row"
 	pjob=$job/$name.peer
 	sig=$job/$name.sig
@@ -402,22 +450,8 @@ vm_pair_boot() {
 	VM_MEM=$VM_PAIR_MEM
 	# the target guest's qemu listens on the link, so it starts first; it
 	# runs in a subshell, which leaves its outcome in files
-	(
-		VM_QEMU_EXTRA=(-netdev "socket,id=n1,listen=127.0.0.1:$port"
-			-device "virtio-net-pci,netdev=n1,mac=52:54:00:12:78:01")
-		VM_APPEND_EXTRA="iser_vm.role=target iser_vm.sig=$sig"
-		vm_boot "$rel" "$pjob" "$phard" ""
-		state=$VM_STATE
-		[ -e "$sig/killed" ] && state=killed
-		echo "$state" >"$pjob/state"
-		if [ "$state" = killed ]; then
-			echo "did not finish within ${VM_PAIR_GRACE}s after the initiator guest, killed" >"$pjob/state-reason"
-		else
-			vm_state_reason "$pjob" >"$pjob/state-reason"
-		fi
-		: >"$sig/peer-gone"
-	) &
-	ppid=$!
+	vm_peer_start "$rel" "$pjob" "$sig" "$port" "$phard"
+	ppid=$VM_PEER_PID
 	# connect only once the listener is there (or qemu refuses to start)
 	n=0
 	while ! ss -Hltn "sport = :$port" 2>/dev/null | grep -q .; do
@@ -436,21 +470,7 @@ vm_pair_boot() {
 	VM_MEM=$save_mem
 	# the target guest waits for this before it tears down
 	[ -e "$sig/done" ] || echo "STOPPED $VM_STATE" >"$sig/done"
-	n=0
-	while kill -0 "$ppid" 2>/dev/null; do
-		n=$((n + 1))
-		if [ $n -gt "$VM_PAIR_GRACE" ]; then
-			: >"$sig/killed"
-			kill "$(cat "$pjob/qemu.pid")" 2>/dev/null
-			sleep 2
-			kill -9 "$(cat "$pjob/qemu.pid")" 2>/dev/null
-			break
-		fi
-		sleep 1
-	done
-	wait "$ppid" 2>/dev/null
-	VM_PEER_STATE=$(cat "$pjob/state" 2>/dev/null)
-	VM_PEER_REASON=$(cat "$pjob/state-reason" 2>/dev/null)
+	vm_peer_finish "$pjob" "$sig" "$ppid"
 	return 0
 }
 
@@ -722,7 +742,7 @@ vm_san_bad_poll() {
 # shellcheck disable=SC2034 # VM_SAN_BOOTS, VM_PEER_* are for the caller
 vm_san_boot() {
 	local rel=$1 job=$2 row=$3 name ini tgt def tmo body rest mode=plain flap=0 dracut=0
-	local pjob sig port hard phard ppid n state root initrd b bj token moddir a cred=""
+	local pjob sig port hard phard ppid n root initrd b bj token moddir a cred=""
 	local bad="" boots="1 2" c initrd_norxe="" rootp mutual=0 ibft=0 tftp
 	local save_cpus=$VM_CPUS save_mem=$VM_MEM save_bt=$VM_BOOT_TIMEOUT save_slack=$VM_SCENARIO_SLACK
 	read -r name ini tgt def tmo body rest <<<"$row"
@@ -788,22 +808,8 @@ vm_san_boot() {
 	phard=$((VM_BOOT_TIMEOUT + 300 + $# * hard + VM_PAIR_EXTRA + VM_PAIR_GRACE))
 	VM_CPUS=$VM_PAIR_CPUS
 	VM_MEM=$VM_PAIR_MEM
-	(
-		VM_QEMU_EXTRA=(-netdev "socket,id=n1,listen=127.0.0.1:$port"
-			-device "virtio-net-pci,netdev=n1,mac=52:54:00:12:78:01")
-		VM_APPEND_EXTRA="iser_vm.role=target iser_vm.sig=$sig"
-		vm_boot "$rel" "$pjob" "$phard" ""
-		state=$VM_STATE
-		[ -e "$sig/killed" ] && state=killed
-		echo "$state" >"$pjob/state"
-		if [ "$state" = killed ]; then
-			echo "did not finish within ${VM_PAIR_GRACE}s after the initiator guest, killed" >"$pjob/state-reason"
-		else
-			vm_state_reason "$pjob" >"$pjob/state-reason"
-		fi
-		: >"$sig/peer-gone"
-	) &
-	ppid=$!
+	vm_peer_start "$rel" "$pjob" "$sig" "$port" "$phard"
+	ppid=$VM_PEER_PID
 	# the target must serve the LUN before the initiator guest boots
 	n=0
 	while [ ! -e "$sig/ready" ]; do
@@ -893,20 +899,6 @@ vm_san_boot() {
 	echo "$token" >"$sig/token"
 	echo "$VM_SAN_BOOTS" >"$sig/boots"
 	[ -e "$sig/done" ] || echo "STOPPED after $VM_SAN_BOOTS boot(s)" >"$sig/done"
-	n=0
-	while kill -0 "$ppid" 2>/dev/null; do
-		n=$((n + 1))
-		if [ $n -gt "$VM_PAIR_GRACE" ]; then
-			: >"$sig/killed"
-			kill "$(cat "$pjob/qemu.pid")" 2>/dev/null
-			sleep 2
-			kill -9 "$(cat "$pjob/qemu.pid")" 2>/dev/null
-			break
-		fi
-		sleep 1
-	done
-	wait "$ppid" 2>/dev/null
-	VM_PEER_STATE=$(cat "$pjob/state" 2>/dev/null)
-	VM_PEER_REASON=$(cat "$pjob/state-reason" 2>/dev/null)
+	vm_peer_finish "$pjob" "$sig" "$ppid"
 	return 0
 }
