@@ -283,7 +283,13 @@ san_result() {
 	if [ -n "$VM_SAN_ERR" ]; then
 		add "$VM_SAN_ERR"
 	fi
-	[ -z "$bad" ] || san_bad_boots "$name" "$bad"
+	if [ -n "$bad" ]; then
+		if [[ " $rest " == *" --dracut "* ]]; then
+			san_bad_dracut "$name" "$bad"
+		else
+			san_bad_boots "$name" "$bad"
+		fi
+	fi
 	for b in 1 2; do
 		[ -z "$bad" ] || break
 		bj=$job/$name.boot$b
@@ -456,6 +462,58 @@ san_bad_boots() {
 		# for the record: what iscsistart said, the kernel's last word
 		x=$(tr -d '\r' <"$con" 2>/dev/null | grep -a -E 'initiator reported error|iscsistart killed' | tail -n 1 | sed 's/^ *//')
 		line="bad $c: $([ -z "$errs" ] && echo ok || echo FAIL): panic ${tpanic:-?}s after qemu start, ${d:-?}s after the $VM_SAN_BAD_FROM wait began (bound ${VM_SAN_BAD_BOUND}s), shell ${tshell:-?}s; '${msg:-}'${x:+; $x}"
+		summary="${summary:+$summary
+}$line"
+		echo "$VM_PROG: $cur_kernel: $line" >&2
+		[ -z "$errs" ] || { add "bad $c: $errs"; log=$con; }
+	done
+}
+
+# san_bad_dracut NAME CASE,...: san_bad_boots for sanboot --dracut --bad.
+# The login is dracut's (discovery over TCP, then iscsiadm), so each boot
+# must show the line that names the cause (dracut's, iscsiadm's, or our
+# module's die: host.sh vm_san_bad_case, VM_SAN_BAD_DR_EXPECT), no
+# successful login, dracut's "Could not boot." (or "FATAL" from a die)
+# and its emergency shell, within rd.retry= seconds of the initqueue
+# plus the boot (VM_SAN_DR_BOUND seconds after qemu started), and no bad
+# kernel log line.
+san_bad_dracut() {
+	local name=$1 c b=0 bj con st tdp tshell errs x line
+	tm() { sed -n "s/^$1 //p" "$bj/times" 2>/dev/null | head -n 1; }
+	e() { errs="${errs:+$errs; }$*"; }
+	for c in ${2//,/ }; do
+		b=$((b + 1))
+		bj=$job/$name.boot$b
+		[ -z "$VM_SAN_ERR" ] || break
+		if [ ! -f "$bj/state" ]; then
+			add "bad $c: did not boot"
+			continue
+		fi
+		vm_san_bad_case "$c"
+		con=$bj/console.log
+		st=$(cat "$bj/state")
+		errs=""
+		tdp=$(tm dpanic)
+		tshell=$(tm shell)
+		tr -d '\r' <"$con" 2>/dev/null | grep -aqF -- "$VM_SAN_BAD_DR_EXPECT" ||
+			e "no line naming the cause ('$VM_SAN_BAD_DR_EXPECT') on the console"
+		x=$(tr -d '\r' <"$con" 2>/dev/null | grep -a -m1 '\] successful\.')
+		[ -z "$x" ] || e "a login succeeded: $x"
+		if [ -z "$tdp" ]; then
+			e "no 'Could not boot.' or 'dracut: FATAL:' line"
+		elif [ "$tdp" -gt "$VM_SAN_DR_BOUND" ]; then
+			e "dracut gave up ${tdp}s after qemu started, the bound is ${VM_SAN_DR_BOUND}s"
+		fi
+		if [ -z "$tshell" ]; then
+			e "no dracut shell: $(cat "$bj/state-reason")"
+		else
+			[ -z "$tdp" ] || [ $((tshell - tdp)) -le 10 ] ||
+				e "the shell came $((tshell - tdp))s after dracut gave up"
+			[ "$st" = stopped ] || e "the guest left the shell: $(cat "$bj/state-reason")"
+		fi
+		x=$(vm_console_scan "$con" | cut -f 2 | head -n 2 | paste -sd ';' -)
+		[ -z "$x" ] || e "console: $x"
+		line="bad $c (dracut): $([ -z "$errs" ] && echo ok || echo FAIL): gave up ${tdp:-?}s after qemu start (bound ${VM_SAN_DR_BOUND}s), shell ${tshell:-?}s; '$(tr -d '\r' <"$con" 2>/dev/null | grep -a -m1 -oF -- "$VM_SAN_BAD_DR_EXPECT")'"
 		summary="${summary:+$summary
 }$line"
 		echo "$VM_PROG: $cur_kernel: $line" >&2

@@ -633,6 +633,13 @@ VM_SAN_NOBODY_PORT=3261
 # since the failure is reported within 20 s)
 VM_SAN_BAD_SETTLE=${ISER_VM_SAN_BAD_SETTLE:-25}
 
+# sanboot --dracut --bad: dracut gives up after rd.retry= seconds (its
+# initqueue's bound; 180 by default) and opens its emergency shell
+VM_SAN_DR_RETRY=60
+# seconds from qemu's start until dracut gives up: the boot to its
+# initqueue and the network (about 30 s under emulation) and rd.retry=
+VM_SAN_DR_BOUND=$((VM_SAN_DR_RETRY + 90))
+
 # vm_san_bad_case CASE: the configuration of one boot of sanboot --bad.
 # Sets VM_SAN_BAD_ROOT (the root= parameter), VM_SAN_BAD_INITRD (rxe, or
 # norxe: the initramfs made without ISER_RXE_NETDEV), VM_SAN_BAD_EXPECT
@@ -640,7 +647,12 @@ VM_SAN_BAD_SETTLE=${ISER_VM_SAN_BAD_SETTLE:-25}
 # VM_SAN_BAD_FROM (the key of the script's line that starts the wait that
 # fails: login or rdma, see vm_san_bad_poll), VM_SAN_BAD_BOUND (that
 # wait's bound in seconds: ISER_LOGIN_KILL, ISER_RDMA_WAIT) and
-# VM_SAN_BAD_MIN (how long the wait must at least take).  Status 1 for an
+# VM_SAN_BAD_MIN (how long the wait must at least take).  With the dracut
+# initramfs (--dracut --bad) the login is dracut's iscsi module's
+# (discovery over TCP, then iscsiadm), which ends in "Could not boot" and
+# its shell after rd.retry=: VM_SAN_BAD_DR_EXPECT is the line on the
+# console that names the cause (dracut's, iscsiadm's or ours) and
+# VM_SAN_BAD_DR_RXE=0 leaves rd.iser.rxe out.  Status 1 for an
 # unknown CASE.
 # shellcheck disable=SC2034 # for vm_san_boot and vm-check.sh's san_result
 vm_san_bad_case() {
@@ -650,9 +662,11 @@ vm_san_bad_case() {
 	VM_SAN_BAD_FROM=login
 	VM_SAN_BAD_BOUND=120
 	VM_SAN_BAD_MIN=0
+	VM_SAN_BAD_DR_RXE=1
 	case $1 in
 	target) # a target name the target guest does not serve
 		VM_SAN_BAD_ROOT=iscsi:$portal:${VM_SAN_TARGET_IQN%:*}:nosuchtarget
+		VM_SAN_BAD_DR_EXPECT="iSCSI target \"${VM_SAN_TARGET_IQN%:*}:nosuchtarget\" not found on portal"
 		# (LIO answers 03/01, "service unavailable"; a target that
 		# answers 02/03, "not found", gets the error-19 hint)
 		VM_SAN_BAD_EXPECT="check ISCSI_TARGET_NAME"
@@ -660,17 +674,21 @@ vm_san_bad_case() {
 	chap) # CHAP with a wrong secret
 		VM_SAN_BAD_ROOT=iscsi:$VM_SAN_CHAP_USER:wrong-secret-0@$portal:$VM_SAN_TARGET_IQN
 		VM_SAN_BAD_EXPECT="login over iSER failed: CHAP failed or not allowed"
+		VM_SAN_BAD_DR_EXPECT="iSCSI login failed due to authorization failure"
 		;;
 	nochap) # no credentials, the target requires CHAP
 		VM_SAN_BAD_EXPECT="login over iSER failed: CHAP failed or not allowed"
+		VM_SAN_BAD_DR_EXPECT="iSCSI login failed due to authorization failure"
 		;;
 	port) # the target guest's address, a port nobody listens on
 		VM_SAN_BAD_ROOT=iscsi:$VM_SAN_TGT_IP::$VM_SAN_NOBODY_PORT:0:$VM_SAN_TARGET_IQN
 		VM_SAN_BAD_EXPECT="login over iSER failed: no iSER connection to the portal"
+		VM_SAN_BAD_DR_EXPECT="Target discovery to $VM_SAN_TGT_IP:$VM_SAN_NOBODY_PORT failed"
 		;;
 	addr) # an address on the link nobody has (no ARP reply)
 		VM_SAN_BAD_ROOT=iscsi:$VM_SAN_NOBODY_IP::3260:0:$VM_SAN_TARGET_IQN
 		VM_SAN_BAD_EXPECT="login over iSER failed: no iSER connection to the portal"
+		VM_SAN_BAD_DR_EXPECT="Target discovery to $VM_SAN_NOBODY_IP:3260 failed"
 		;;
 	rdma) # the initramfs knows nothing of soft-RoCE: no RDMA device
 		VM_SAN_BAD_INITRD=norxe
@@ -678,6 +696,8 @@ vm_san_bad_case() {
 		VM_SAN_BAD_FROM=rdma
 		VM_SAN_BAD_BOUND=30
 		VM_SAN_BAD_MIN=28
+		VM_SAN_BAD_DR_RXE=0
+		VM_SAN_BAD_DR_EXPECT="iser: no RDMA device after 30s"
 		;;
 	*) return 1 ;;
 	esac
@@ -700,6 +720,7 @@ vm_san_bad_poll() {
 			*"iser: waiting up to "*) key=rdma ;;
 			*"iser: logging in over iSER"*) key=login ;;
 			*"iser: boot from SAN failed: "*) key=panic ;;
+			*"Could not boot."* | *"dracut: FATAL: "*) key=dpanic ;;
 			*) continue ;;
 			esac
 			grep -q "^$key " "$job/times" 2>/dev/null || echo "$key $t" >>"$job/times"
@@ -707,7 +728,7 @@ vm_san_bad_poll() {
 		VM_SAN_BP_N=$total
 	fi
 	# the prompt ends no line: it waits for input that never comes
-	if [ -z "$VM_SAN_BP_SHELL" ] && grep -aq '(initramfs) ' "$con" 2>/dev/null; then
+	if [ -z "$VM_SAN_BP_SHELL" ] && grep -aqE '\(initramfs\) |^dracut:/# ' "$con" 2>/dev/null; then
 		VM_SAN_BP_SHELL=$t
 		echo "shell $t" >>"$job/times"
 	fi
@@ -775,7 +796,7 @@ vm_san_boot() {
 		[ -n "$boots" ] || { VM_SAN_ERR="set-up: --bad needs a list of cases ($VM_SAN_BAD_CASES)"; return 0; }
 		for c in $boots; do
 			vm_san_bad_case "$c" || { VM_SAN_ERR="set-up: unknown --bad case '$c' ($VM_SAN_BAD_CASES)"; return 0; }
-			if [ "$VM_SAN_BAD_INITRD" = norxe ] && [ -z "$initrd_norxe" ]; then
+			if [ "$VM_SAN_BAD_INITRD" = norxe ] && [ -z "$initrd_norxe" ] && [ $dracut = 0 ]; then
 				initrd_norxe=$(vm_san_initrd "$rel" "$moddir" norxe 2>"$sig/prep.err") ||
 					{ VM_SAN_ERR="set-up: $(cat "$sig/prep.err")"; return 0; }
 			fi
@@ -871,7 +892,14 @@ vm_san_boot() {
 				vm_san_bad_case "$c"
 				echo "$c" >"$bj/case"
 				rootp=$VM_SAN_BAD_ROOT
-				[ "$VM_SAN_BAD_INITRD" = rxe ] || VM_BOOT_INITRD=$initrd_norxe
+				if [ $dracut = 1 ]; then
+					# dracut's shell instead of a reboot, after
+					# rd.retry= seconds
+					a="ip=$VM_SAN_INI_IP:::255.255.255.0:iser-san:eth0:none rd.neednet=1 rd.iscsi.initiator=$VM_SAN_INITIATOR_IQN rd.iscsi.transport=iser rd.retry=$VM_SAN_DR_RETRY"
+					[ "$VM_SAN_BAD_DR_RXE" = 0 ] || a+=" rd.iser.rxe=eth0"
+				elif [ "$VM_SAN_BAD_INITRD" != rxe ]; then
+					VM_BOOT_INITRD=$initrd_norxe
+				fi
 				VM_BOOT_CMDLINE="console=ttyS0,115200 mitigations=off log_buf_len=$VM_LOG_BUF_LEN printk.devkmsg=on net.ifnames=0 $a root=$rootp sysctl.kernel.hung_task_timeout_secs=10 iser_san.bad=$c ${ISER_VM_APPEND:-}"
 				VM_BOOT_POLL=vm_san_bad_poll
 				VM_SAN_BP_N=0
