@@ -30,6 +30,8 @@
  *            Send carries: the target must close the connection
  *   bigsend  a NOP-Out carrying 64 KiB, more than the 8 KiB the target's
  *            receive buffers hold: the target must close the connection
+ *   textbad  a Text Request of 3000 bytes that is not SendTargets=, which
+ *            LIO refuses with a Reject (it may close the connection)
  *   textcont (discovery) SendTargets=All; while the Text Response has the
  *            C bit, an empty continuation Text Request with its TTT (RFC
  *            3720 10.10.4); the exchange must end in a final response
@@ -264,7 +266,7 @@ enum mode {
 	AHS0, AHSOVER, AHSTYPE, AHSNOP, AHSSHORT, CDBLONG, ECDB, BIDI, IMMF1,
 	GAP, AFTERFAIL, OVERRUN, DOBIG, DOSENSE, DOGAP, NOPTTT, TMFSEQ, DROPMID,
 	BIGIO, BIGQ, SHORTW, SHORTR, RANDOM, HELLOVER, HELLOBAD, HELLOLEN,
-	HELLO2, LOGOUTBAD, GAPRESET, DOSHORT, READIMM, ORDABORT,
+	HELLO2, LOGOUTBAD, GAPRESET, DOSHORT, READIMM, ORDABORT, TEXTBAD,
 };
 
 static const char *const mode_names[] = {
@@ -274,7 +276,7 @@ static const char *const mode_names[] = {
 	"dobig", "dosense", "dogap", "nopttt", "tmfseq", "dropmid",
 	"bigio", "bigq", "shortw", "shortr", "random", "hellover", "hellobad",
 	"hellolen", "hello2", "logoutbad", "gapreset", "doshort", "readimm",
-	"ordabort",
+	"ordabort", "textbad",
 };
 
 static struct itool t;
@@ -801,6 +803,23 @@ static void offend(enum mode mode)
 				ISDM_BHS_FINAL, 4096);
 		itool_put_be32(bhs + 16, 0x4000);
 		break;
+	case TEXTBAD:
+		/* 3000 bytes: LIO's copy of it is a 4 KiB kmalloc object */
+		bhs = pdu_start(ISDM_OP_TEXT_REQ | ISDM_BHS_IMMEDIATE,
+				ISDM_BHS_FINAL, 3000);
+		itool_put_be32(bhs + 16, 0x4100);
+		itool_put_be32(bhs + 20, 0xffffffff);
+		msg = bhs + ISDM_BHS_LEN;
+		n = snprintf((char *)msg, 3000, "HeaderDigest=None");
+		memset(msg + n + 1, 0, 3000 - n - 1);
+		memcpy(msg + n + 1, "X-org.debian.pad=", 17);
+		memset(msg + n + 1 + 17, 'a', 3000 - n - 1 - 17 - 1);
+		itool_put_be32(bhs + 24, cmd_sn);
+		itool_put_be32(bhs + 28, exp_stat_sn);
+		if (send_buf(HDR + 3000))
+			return;
+		note_answer(answer());
+		return;
 	case BIGSEND:
 		bhs = pdu_start(ISDM_OP_NOP_OUT | ISDM_BHS_IMMEDIATE,
 				ISDM_BHS_FINAL, 65536);
