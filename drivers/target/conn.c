@@ -899,6 +899,7 @@ void ist_wait_conn(struct iscsit_conn *conn)
 	isdm_queues_drain(&ic->base.q);
 	ist_rdma_wait_stop(ic);
 	ist_put_unsol_pending_cmds(conn);
+	ist_put_orphan_rejects(conn);
 	if (conn->sess) {
 		struct target_cmd_counter *cnt = conn->cmd_cnt;
 		unsigned int secs = 0;

@@ -1620,6 +1620,57 @@ void ist_log_waiting_cmds(struct ist_conn *ic)
 			&ic->src);
 }
 
+/* Under @lock: move the orphaned Rejects of @queue to @drop. */
+static void ist_take_orphan_rejects(struct iscsit_conn *conn,
+				    struct list_head *queue, spinlock_t *lock,
+				    struct list_head *drop)
+{
+	struct iscsi_queue_req *qr;
+
+	spin_lock_bh(lock);
+	list_for_each_entry(qr, queue, qr_list) {
+		struct iscsit_cmd *cmd = qr->cmd;
+
+		/* i_conn_node is free: it carries the command to @drop */
+		spin_lock(&conn->cmd_lock);
+		if (cmd->i_state == ISTATE_SEND_REJECT &&
+		    list_empty(&cmd->i_conn_node))
+			list_add_tail(&cmd->i_conn_node, drop);
+		spin_unlock(&conn->cmd_lock);
+	}
+	spin_unlock_bh(lock);
+}
+
+/**
+ * ist_put_orphan_rejects() - free the Rejects of a closing connection that
+ *	only LIO's queues hold
+ * @conn: LIO's connection, its transmit thread stopped
+ *
+ * LIO turns a Text Request or NOP-Out it refuses into a Reject without
+ * putting it on the connection's command list (iscsit_reject_cmd()), and
+ * returns the error that makes us close the connection. A Reject still
+ * in the response queue when the transmit thread stops is then never
+ * sent, and iscsit_free_queue_reqs_for_conn() frees the queue entry but
+ * not the command: its copy of the header and the request's data leaked
+ * with every such connection (kmemleak, iser_ffp -m random on the debug
+ * kernel). Free them as iscsit_release_commands_from_conn() frees the
+ * listed ones; iscsit_free_cmd() takes them off the queues.
+ */
+void ist_put_orphan_rejects(struct iscsit_conn *conn)
+{
+	struct iscsit_cmd *cmd, *tmp;
+	LIST_HEAD(drop);
+
+	ist_take_orphan_rejects(conn, &conn->response_queue_list,
+				&conn->response_queue_lock, &drop);
+	ist_take_orphan_rejects(conn, &conn->immed_queue_list,
+				&conn->immed_queue_lock, &drop);
+	list_for_each_entry_safe(cmd, tmp, &drop, i_conn_node) {
+		list_del_init(&cmd->i_conn_node);
+		iscsit_free_cmd(cmd, true);
+	}
+}
+
 /**
  * ist_put_parked_cmds() - free the commands of a closing connection that
  *	nothing will complete (see ist_cmd_parked())

@@ -364,6 +364,7 @@ enum target_prot_op ist_get_sup_prot_ops(struct iscsit_conn *conn);
 void ist_put_unsol_pending_cmds(struct iscsit_conn *conn);
 void ist_complete_aborted_writes(struct iscsit_conn *conn);
 void ist_put_parked_cmds(struct iscsit_conn *conn);
+void ist_put_orphan_rejects(struct iscsit_conn *conn);
 void ist_rdma_retry_work(struct work_struct *work);
 void ist_rdma_wait_stop(struct ist_conn *ic);
 void ist_log_waiting_cmds(struct ist_conn *ic);
