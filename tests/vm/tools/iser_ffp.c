@@ -2065,7 +2065,8 @@ static int rnd_session(const char *addr, const char *port)
 	exp_stat_sn = 0;
 	if (connect_target(addr, port) || login())
 		return -1;
-	data_mr = ibv_reg_mr(t.pd, data_buf, RND_DATA,
+	/* a page more than the STags name: see big_setup() (6.1's rxe) */
+	data_mr = ibv_reg_mr(t.pd, data_buf, RND_DATA + 4096,
 			     IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
 			     IBV_ACCESS_REMOTE_WRITE);
 	if (!data_mr)
@@ -2090,7 +2091,7 @@ static int random_run(const char *addr, const char *port)
 	int hello, down, lost;
 	uint32_t len;
 
-	data_buf = aligned_alloc(4096, RND_DATA);
+	data_buf = aligned_alloc(4096, RND_DATA + 4096);
 	verdict = calloc(end + 1, 1);
 	if (!data_buf || !verdict || end >= 0x0fffffff)
 		return 1;
