@@ -403,6 +403,8 @@ static uint32_t echo_proposals(char *buf, size_t size, const unsigned char *d,
 static int login_send_only;	/* dropmid: send the first request, return */
 /* -T: as open-iscsi, 0 unless asked (LIO keeps a failed session that long) */
 static const char *time2retain = "0";
+/* the ISID's qualifier (its last two bytes): random mode's own per session */
+static uint16_t isid_qualifier = 0x2a;
 static int no_relogin;		/* -R: dropmid without the new login */
 
 static int login(void)
@@ -439,7 +441,8 @@ static int login(void)
 		bhs = pdu_start(ISDM_OP_LOGIN_REQ | ISDM_BHS_IMMEDIATE, 0x87,
 				dlen);
 		bhs[8] = 0x80;		/* ISID: random type */
-		bhs[13] = 0x2a;
+		bhs[12] = isid_qualifier >> 8;
+		bhs[13] = isid_qualifier & 0xff;
 		itool_put_be32(bhs + 16, 0x1000);	/* ITT */
 		itool_put_be32(bhs + 28, exp_stat_sn);
 		memcpy(bhs + ISDM_BHS_LEN, keys, dlen);
@@ -2061,6 +2064,20 @@ static void rnd_hangup(void)
 /* a new connection and session; 0 when it is in full feature phase */
 static int rnd_session(const char *addr, const char *port)
 {
+	static uint16_t sessions;
+
+	/*
+	 * A new ISID for each session: a login with the ISID of a session
+	 * whose connection LIO is still closing reinstates it, and with
+	 * DefaultTime2Retain 0 LIO then may close the old session from its
+	 * Time2Retain timer, whose handler takes a mutex in softirq context
+	 * (iscsit_close_session() -> transport_deregister_session(); 6.1
+	 * and 6.12, with any transport: the debug kernel reports "sleeping
+	 * function called from invalid context"). Reinstatement during a
+	 * teardown is the business of the other modes (cmdsngap, afterfail,
+	 * gapreset, dropmid).
+	 */
+	isid_qualifier = 0x100 + (sessions++ & 0x7fff);
 	cmd_sn = 0;
 	exp_stat_sn = 0;
 	if (connect_target(addr, port) || login())
