@@ -635,10 +635,13 @@ VM_SAN_BAD_SETTLE=${ISER_VM_SAN_BAD_SETTLE:-25}
 
 # sanboot --dracut --bad: dracut gives up after rd.retry= seconds (its
 # initqueue's bound; 180 by default) and opens its emergency shell
-VM_SAN_DR_RETRY=60
+VM_SAN_DR_RETRY=30
 # seconds from qemu's start until dracut gives up: the boot to its
-# initqueue and the network (about 30 s under emulation) and rd.retry=
-VM_SAN_DR_BOUND=$((VM_SAN_DR_RETRY + 90))
+# initqueue and the network (about 30 s under emulation) and rd.retry=,
+# which dracut counts in passes of its main loop (rd.retry * 2 passes of
+# at least 0.5 s; under emulation a pass takes 1.5-2 s: with rd.retry=60
+# "Could not boot." came 184-226 s after the failure)
+VM_SAN_DR_BOUND=$((VM_SAN_DR_RETRY * 6 + 60))
 
 # vm_san_bad_case CASE: the configuration of one boot of sanboot --bad.
 # Sets VM_SAN_BAD_ROOT (the root= parameter), VM_SAN_BAD_INITRD (rxe, or
