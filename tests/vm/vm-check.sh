@@ -285,7 +285,7 @@ san_result() {
 	fi
 	if [ -n "$bad" ]; then
 		if [[ " $rest " == *" --dracut "* ]]; then
-			san_bad_dracut "$name" "$bad"
+			san_bad_boots "$name" "$bad" dracut
 		else
 			san_bad_boots "$name" "$bad"
 		fi
@@ -404,18 +404,14 @@ san_result() {
 	done_scen[$k/$name]=1
 }
 
-# san_bad_boots NAME CASE,...: within san_result, judge the boots of
-# "sanboot --bad" (host.sh vm_san_boot, one boot per case, in order, in
-# NAME.bootN/), adding to san_result's reason and summary.  Each boot must
-# show on its console our script's panic line, "iser: boot from SAN
-# failed: " holding the text the case expects (host.sh vm_san_bad_case),
-# then Debian's "(initramfs) " shell prompt (within 5 s), where the guest
-# stayed until the host stopped it; the wait that failed must have ended
-# within its bound (plus 5 s: the host polls the console once a second
-# and the script prints iscsistart's output first) and, for the RDMA
-# wait, not before it; the console has no bad kernel line (VM_BAD_KLOG).
+# san_bad_boots NAME CASE,... [dracut]: within san_result, judge the
+# boots of "sanboot --bad" (host.sh vm_san_boot, one boot per case, in
+# order, in NAME.bootN/), adding to san_result's reason and summary: each
+# boot as san_bad_tools (initramfs-tools) or san_bad_dracut says, and for
+# both, a console without a bad kernel line (VM_BAD_KLOG) and a guest
+# that stayed in the shell until the host stopped it.
 san_bad_boots() {
-	local name=$1 c b=0 bj con st tfrom tpanic tshell msg d errs x line
+	local name=$1 c b=0 bj con st tshell errs x line
 	tm() { sed -n "s/^$1 //p" "$bj/times" 2>/dev/null | head -n 1; }
 	e() { errs="${errs:+$errs; }$*"; }
 	for c in ${2//,/ }; do
@@ -430,38 +426,17 @@ san_bad_boots() {
 		con=$bj/console.log
 		st=$(cat "$bj/state")
 		errs=""
-		d=""
-		tfrom=$(tm "$VM_SAN_BAD_FROM")
-		tpanic=$(tm panic)
 		tshell=$(tm shell)
-		msg=$(tr -d '\r' <"$con" 2>/dev/null | grep -a -m1 'iser: boot from SAN failed: ' | sed 's/.*iser: boot from SAN failed: //')
-		if [ -z "$tpanic" ]; then
-			x=$(tr -d '\r' <"$con" 2>/dev/null | grep -a 'iser: ' | tail -n 2 | paste -sd ' ' -)
-			e "no 'iser: boot from SAN failed' line${x:+ (last: $x)}"
-		elif [[ $msg != *"$VM_SAN_BAD_EXPECT"* ]]; then
-			e "the console says '$msg', without '$VM_SAN_BAD_EXPECT'"
-		fi
-		if [ -z "$tfrom" ]; then
-			e "the console shows no start of the $VM_SAN_BAD_FROM wait"
-		elif [ -n "$tpanic" ]; then
-			d=$((tpanic - tfrom))
-			[ "$d" -le $((VM_SAN_BAD_BOUND + 5)) ] ||
-				e "the $VM_SAN_BAD_FROM wait failed after ${d}s, its bound is ${VM_SAN_BAD_BOUND}s"
-			[ "$d" -ge "$VM_SAN_BAD_MIN" ] ||
-				e "the $VM_SAN_BAD_FROM wait failed after ${d}s, it must last ${VM_SAN_BAD_BOUND}s"
-		fi
-		if [ -z "$tshell" ]; then
-			e "no (initramfs) shell: $(cat "$bj/state-reason")"
+		if [ "${3:-}" = dracut ]; then
+			san_bad_dracut
 		else
-			[ -z "$tpanic" ] || [ $((tshell - tpanic)) -le 5 ] ||
-				e "the shell came $((tshell - tpanic))s after the panic line"
-			[ "$st" = stopped ] || e "the guest left the shell: $(cat "$bj/state-reason")"
+			san_bad_tools
 		fi
+		[ -z "$tshell" ] || [ "$st" = stopped ] ||
+			e "the guest left the shell: $(cat "$bj/state-reason")"
 		x=$(vm_console_scan "$con" | cut -f 2 | head -n 2 | paste -sd ';' -)
 		[ -z "$x" ] || e "console: $x"
-		# for the record: what iscsistart said, the kernel's last word
-		x=$(tr -d '\r' <"$con" 2>/dev/null | grep -a -E 'initiator reported error|iscsistart killed' | tail -n 1 | sed 's/^ *//')
-		line="bad $c: $([ -z "$errs" ] && echo ok || echo FAIL): panic ${tpanic:-?}s after qemu start, ${d:-?}s after the $VM_SAN_BAD_FROM wait began (bound ${VM_SAN_BAD_BOUND}s), shell ${tshell:-?}s; '${msg:-}'${x:+; $x}"
+		line="bad $c: $([ -z "$errs" ] && echo ok || echo FAIL): $line"
 		summary="${summary:+$summary
 }$line"
 		echo "$VM_PROG: $cur_kernel: $line" >&2
@@ -469,56 +444,70 @@ san_bad_boots() {
 	done
 }
 
-# san_bad_dracut NAME CASE,...: san_bad_boots for sanboot --dracut --bad.
-# The login is dracut's (discovery over TCP, then iscsiadm), so each boot
+# san_bad_tools: one boot of san_bad_boots with the initramfs-tools
+# image.  Its console must show our script's panic line, "iser: boot from
+# SAN failed: " holding the text the case expects (host.sh
+# vm_san_bad_case), then Debian's "(initramfs) " shell prompt (within
+# 5 s); the wait that failed must have ended within its bound (plus 5 s:
+# the host polls the console once a second and the script prints
+# iscsistart's output first) and, for the RDMA wait, not before it.
+# Sets line (what the summary says of the boot).
+san_bad_tools() {
+	local tfrom tpanic msg d=""
+	tfrom=$(tm "$VM_SAN_BAD_FROM")
+	tpanic=$(tm panic)
+	msg=$(tr -d '\r' <"$con" 2>/dev/null | grep -a -m1 'iser: boot from SAN failed: ' | sed 's/.*iser: boot from SAN failed: //')
+	if [ -z "$tpanic" ]; then
+		x=$(tr -d '\r' <"$con" 2>/dev/null | grep -a 'iser: ' | tail -n 2 | paste -sd ' ' -)
+		e "no 'iser: boot from SAN failed' line${x:+ (last: $x)}"
+	elif [[ $msg != *"$VM_SAN_BAD_EXPECT"* ]]; then
+		e "the console says '$msg', without '$VM_SAN_BAD_EXPECT'"
+	fi
+	if [ -z "$tfrom" ]; then
+		e "the console shows no start of the $VM_SAN_BAD_FROM wait"
+	elif [ -n "$tpanic" ]; then
+		d=$((tpanic - tfrom))
+		[ "$d" -le $((VM_SAN_BAD_BOUND + 5)) ] ||
+			e "the $VM_SAN_BAD_FROM wait failed after ${d}s, its bound is ${VM_SAN_BAD_BOUND}s"
+		[ "$d" -ge "$VM_SAN_BAD_MIN" ] ||
+			e "the $VM_SAN_BAD_FROM wait failed after ${d}s, it must last ${VM_SAN_BAD_BOUND}s"
+	fi
+	if [ -z "$tshell" ]; then
+		e "no (initramfs) shell: $(cat "$bj/state-reason")"
+	elif [ -n "$tpanic" ] && [ $((tshell - tpanic)) -gt 5 ]; then
+		e "the shell came $((tshell - tpanic))s after the panic line"
+	fi
+	# for the record: what iscsistart said, the kernel's last word
+	x=$(tr -d '\r' <"$con" 2>/dev/null | grep -a -E 'initiator reported error|iscsistart killed' | tail -n 1 | sed 's/^ *//')
+	line="panic ${tpanic:-?}s after qemu start, ${d:-?}s after the $VM_SAN_BAD_FROM wait began (bound ${VM_SAN_BAD_BOUND}s), shell ${tshell:-?}s; '${msg:-}'${x:+; $x}"
+}
+
+# san_bad_dracut: one boot of san_bad_boots with the dracut image.  The
+# login is dracut's (discovery over TCP, then iscsiadm), so the console
 # must show the line that names the cause (dracut's, iscsiadm's, or our
 # module's die: host.sh vm_san_bad_case, VM_SAN_BAD_DR_EXPECT), no
 # successful login, dracut's "Could not boot." (or "FATAL" from a die)
-# and its emergency shell, within rd.retry= seconds of the initqueue
-# plus the boot (VM_SAN_DR_BOUND seconds after qemu started), and no bad
-# kernel log line.
+# and its emergency shell within 10 s, within rd.retry= seconds of the
+# initqueue plus the boot (VM_SAN_DR_BOUND seconds after qemu started).
+# Sets line.
 san_bad_dracut() {
-	local name=$1 c b=0 bj con st tdp tshell errs x line
-	tm() { sed -n "s/^$1 //p" "$bj/times" 2>/dev/null | head -n 1; }
-	e() { errs="${errs:+$errs; }$*"; }
-	for c in ${2//,/ }; do
-		b=$((b + 1))
-		bj=$job/$name.boot$b
-		[ -z "$VM_SAN_ERR" ] || break
-		if [ ! -f "$bj/state" ]; then
-			add "bad $c: did not boot"
-			continue
-		fi
-		vm_san_bad_case "$c"
-		con=$bj/console.log
-		st=$(cat "$bj/state")
-		errs=""
-		tdp=$(tm dpanic)
-		tshell=$(tm shell)
-		tr -d '\r' <"$con" 2>/dev/null | grep -aqF -- "$VM_SAN_BAD_DR_EXPECT" ||
-			e "no line naming the cause ('$VM_SAN_BAD_DR_EXPECT') on the console"
-		x=$(tr -d '\r' <"$con" 2>/dev/null | grep -a -m1 '\] successful\.')
-		[ -z "$x" ] || e "a login succeeded: $x"
-		if [ -z "$tdp" ]; then
-			e "no 'Could not boot.' or 'dracut: FATAL:' line"
-		elif [ "$tdp" -gt "$VM_SAN_DR_BOUND" ]; then
-			e "dracut gave up ${tdp}s after qemu started, the bound is ${VM_SAN_DR_BOUND}s"
-		fi
-		if [ -z "$tshell" ]; then
-			e "no dracut shell: $(cat "$bj/state-reason")"
-		else
-			[ -z "$tdp" ] || [ $((tshell - tdp)) -le 10 ] ||
-				e "the shell came $((tshell - tdp))s after dracut gave up"
-			[ "$st" = stopped ] || e "the guest left the shell: $(cat "$bj/state-reason")"
-		fi
-		x=$(vm_console_scan "$con" | cut -f 2 | head -n 2 | paste -sd ';' -)
-		[ -z "$x" ] || e "console: $x"
-		line="bad $c (dracut): $([ -z "$errs" ] && echo ok || echo FAIL): gave up ${tdp:-?}s after qemu start (bound ${VM_SAN_DR_BOUND}s), shell ${tshell:-?}s; '$(tr -d '\r' <"$con" 2>/dev/null | grep -a -m1 -oF -- "$VM_SAN_BAD_DR_EXPECT")'"
-		summary="${summary:+$summary
-}$line"
-		echo "$VM_PROG: $cur_kernel: $line" >&2
-		[ -z "$errs" ] || { add "bad $c: $errs"; log=$con; }
-	done
+	local tdp
+	tdp=$(tm dpanic)
+	tr -d '\r' <"$con" 2>/dev/null | grep -aqF -- "$VM_SAN_BAD_DR_EXPECT" ||
+		e "no line naming the cause ('$VM_SAN_BAD_DR_EXPECT') on the console"
+	x=$(tr -d '\r' <"$con" 2>/dev/null | grep -a -m1 '\] successful\.')
+	[ -z "$x" ] || e "a login succeeded: $x"
+	if [ -z "$tdp" ]; then
+		e "no 'Could not boot.' or 'dracut: FATAL:' line"
+	elif [ "$tdp" -gt "$VM_SAN_DR_BOUND" ]; then
+		e "dracut gave up ${tdp}s after qemu started, the bound is ${VM_SAN_DR_BOUND}s"
+	fi
+	if [ -z "$tshell" ]; then
+		e "no dracut shell: $(cat "$bj/state-reason")"
+	elif [ -n "$tdp" ] && [ $((tshell - tdp)) -gt 10 ]; then
+		e "the shell came $((tshell - tdp))s after dracut gave up"
+	fi
+	line="(dracut) gave up ${tdp:-?}s after qemu start (bound ${VM_SAN_DR_BOUND}s), shell ${tshell:-?}s; '$(tr -d '\r' <"$con" 2>/dev/null | grep -a -m1 -oF -- "$VM_SAN_BAD_DR_EXPECT")'"
 }
 
 # kernel_rows RELEASE: the selected rows that run on it; in the default

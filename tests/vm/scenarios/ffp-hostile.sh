@@ -176,6 +176,34 @@ ffp_run() { # MODE REGEX [TOOL ARGS]: one connection; its summary must match REG
 		fails+="iser_ffp -m $mode: expected /$re/, got: $out; "
 	fi
 }
+# leak_check MODE CACHE RUNS LIMIT WHAT WHY [REGEX]: with our target and
+# no kmemleak (which judges every row where it runs; KASAN's quarantine
+# also keeps freed objects counted for a while), RUNS more discovery
+# connections of iser_ffp -m MODE (each summary matching REGEX) must not
+# leave LIMIT or more objects of the slab CACHE behind, counted before
+# and after, once the discovery connections are gone (LIO frees a
+# session's objects with it)
+leak_check() {
+	local mode=$1 cache=$2 runs=$3 limit=$4 what=$5 why=$6 re=${7:-} before after i out
+	want "$mode" && [ "$VM_TARGET" = ours ] && [ ! -e /sys/kernel/debug/kmemleak ] || return 0
+	objs() { awk -v c="$cache" '$1 == c { print $2 }' /proc/slabinfo; }
+	no_disc() { ! grep -q 'session: discovery' /sys/kernel/debug/ib_isert/connections 2>/dev/null; }
+	vm_wait 20 no_disc
+	before=$(objs)
+	for i in $(seq "$runs"); do
+		out=$("$ffp" -m "$mode" "$VM_TGT_IP" "$VM_ISER_PORT" 2>&1) ||
+			vm_fail "iser_ffp -m $mode did not run: $out"
+		[ -z "$re" ] || echo "$out" | grep -qE "$re" ||
+			fails+="iser_ffp -m $mode (leak check, run $i): $out; "
+	done
+	vm_wait 20 no_disc || vm_log "discovery connections still listed after 20 s"
+	sleep 2
+	after=$(objs)
+	vm_log "$cache objects around $runs $what: $before, then $after"
+	[ $((after - before)) -lt "$limit" ] ||
+		fails+="$runs $what left $((after - before)) more $cache objects allocated ($why); "
+}
+
 ffp_run nop 'login=ok hello_reply=none reject=none nop_in=yes closed=no'
 ffp_run hello 'login=ok hello_reply=ok reject=none nop_in=yes closed=no'
 ffp_run hellover 'login=ok hello_reply=rejected reject=none nop_in=no closed=yes'
@@ -192,24 +220,8 @@ ffp_run textbad 'login=ok .*(reject=0x04|closed=yes)'
 # response queue and has the connection closed; a Reject not yet sent
 # then was never freed, with the request's 3000 bytes (a 4 KiB kmalloc
 # object; kmemleak on the debug kernel found it with iser_ffp -m random).
-# 32 more must not leave their buffers behind (not where kmemleak runs:
-# it judges every row there)
-if want textbad && [ "$VM_TARGET" = ours ] && [ ! -e /sys/kernel/debug/kmemleak ]; then
-	k4() { awk '$1 == "kmalloc-4k" { print $2 }' /proc/slabinfo; }
-	no_disc() { ! grep -q 'session: discovery' /sys/kernel/debug/ib_isert/connections 2>/dev/null; }
-	vm_wait 20 no_disc
-	k4_before=$(k4)
-	for i in $(seq 32); do
-		out=$("$ffp" -m textbad "$VM_TGT_IP" "$VM_ISER_PORT" 2>&1) ||
-			vm_fail "iser_ffp -m textbad did not run: $out"
-	done
-	vm_wait 20 no_disc || vm_log "discovery connections still listed after 20 s"
-	sleep 2
-	k4_after=$(k4)
-	vm_log "4 KiB kmalloc objects around 32 refused Text Requests: $k4_before, then $k4_after"
-	[ $((k4_after - k4_before)) -lt 16 ] ||
-		fails+="32 refused Text Requests left $((k4_after - k4_before)) more 4 KiB objects allocated (their Rejects leaked); "
-fi
+# 32 more must not leave their buffers behind
+leak_check textbad kmalloc-4k 32 16 "refused Text Requests" "their Rejects leaked"
 
 # more than 8192 bytes of SendTargets: 36 targets of ~200-character names
 pad=$(printf '%0160d' 0)
@@ -225,29 +237,9 @@ ffp_run textcont 'reject=none nop_in=yes closed=no status=none text=[2-9]/final'
 # LIO builds each part of a continued SendTargets response in a new
 # 8 KiB buffer (LIO's limit, MaxRecvDataSegmentLength here) and forgets
 # the previous one; our target frees it. 16 more continued exchanges must
-# not leave their buffers behind: 8 KiB kmalloc objects before and after
-# (a leak adds at least one per exchange; the debug kernel's kmemleak
-# found it first). Not where kmemleak runs: it judges every row there,
-# and KASAN's quarantine keeps freed objects counted for a while
-if want textcont && [ "$VM_TARGET" = ours ] && [ ! -e /sys/kernel/debug/kmemleak ]; then
-	k8() { awk '$1 == "kmalloc-8k" { print $2 }' /proc/slabinfo; }
-	k8_before=$(k8)
-	for i in $(seq 16); do
-		out=$("$ffp" -m textcont "$VM_TGT_IP" "$VM_ISER_PORT" 2>&1) ||
-			vm_fail "iser_ffp -m textcont did not run: $out"
-		echo "$out" | grep -qE 'text=[2-9]/final' ||
-			fails+="iser_ffp -m textcont (leak check, run $i): $out; "
-	done
-	# the 16 discovery sessions gone (LIO frees a session's objects
-	# with it) before the second count
-	no_disc() { ! grep -q 'session: discovery' /sys/kernel/debug/ib_isert/connections 2>/dev/null; }
-	vm_wait 20 no_disc || vm_log "discovery connections still listed after 20 s"
-	sleep 2
-	k8_after=$(k8)
-	vm_log "8 KiB kmalloc objects around 16 continued SendTargets exchanges: $k8_before, then $k8_after"
-	[ $((k8_after - k8_before)) -lt 8 ] ||
-		fails+="16 continued SendTargets exchanges left $((k8_after - k8_before)) more 8 KiB objects allocated (LIO's previous response parts leaked); "
-fi
+# not leave their buffers behind (a leak adds at least one per exchange;
+# the debug kernel's kmemleak found it first)
+leak_check textcont kmalloc-8k 16 8 "continued SendTargets exchanges" "LIO's previous response parts leaked" 'text=[2-9]/final'
 
 norm=(-n "$VM_TARGET_IQN" -i "$VM_INITIATOR_IQN")
 vm_tcli "/iscsi/$VM_TARGET_IQN/tpg1 set parameter InitialR2T=No"
