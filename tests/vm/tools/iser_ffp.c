@@ -108,6 +108,10 @@
  *            behind it a reserved opcode: the target closes the
  *            connection, likely before its Logout Response went out;
  *            the session must still go (the scenario reads LIO's ACL)
+ *   logoutconn the same with a Logout Request that closes only the
+ *            connection (reason 1, CID 0): LIO then keeps the session for
+ *            DefaultTime2Retain and, before the fix, closed it from its
+ *            Time2Retain timer in softirq context
  *   gapreset a WRITE(10) of 8 KiB with 512 bytes of immediate data, F=1,
  *            a Write STag and a CmdSN one past the expected one (LIO sets
  *            it up, waiting for its data, and defers it), then a LOGICAL
@@ -267,6 +271,7 @@ enum mode {
 	GAP, AFTERFAIL, OVERRUN, DOBIG, DOSENSE, DOGAP, NOPTTT, TMFSEQ, DROPMID,
 	BIGIO, BIGQ, SHORTW, SHORTR, RANDOM, HELLOVER, HELLOBAD, HELLOLEN,
 	HELLO2, LOGOUTBAD, GAPRESET, DOSHORT, READIMM, ORDABORT, TEXTBAD,
+	LOGOUTCONN,
 };
 
 static const char *const mode_names[] = {
@@ -276,7 +281,7 @@ static const char *const mode_names[] = {
 	"dobig", "dosense", "dogap", "nopttt", "tmfseq", "dropmid",
 	"bigio", "bigq", "shortw", "shortr", "random", "hellover", "hellobad",
 	"hellolen", "hello2", "logoutbad", "gapreset", "doshort", "readimm",
-	"ordabort", "textbad",
+	"ordabort", "textbad", "logoutconn",
 };
 
 static struct itool t;
@@ -917,13 +922,15 @@ static void offend(enum mode mode)
 			note_answer(answer());
 		return;
 	case LOGOUTBAD:
+	case LOGOUTCONN:
 		/*
-		 * a Logout Request (close the session), immediate, and right
-		 * behind it a reserved opcode, which closes the connection,
-		 * most likely before the Logout Response has gone out
+		 * a Logout Request (close the session, or only this
+		 * connection, CID 0), immediate, and right behind it a
+		 * reserved opcode, which closes the connection, most likely
+		 * before the Logout Response has gone out
 		 */
 		bhs = pdu_start(ISDM_OP_LOGOUT_REQ | ISDM_BHS_IMMEDIATE,
-				ISDM_BHS_FINAL, 0);
+				ISDM_BHS_FINAL | (mode == LOGOUTCONN), 0);
 		itool_put_be32(bhs + 16, 0x5900);
 		itool_put_be32(bhs + 24, cmd_sn);
 		itool_put_be32(bhs + 28, exp_stat_sn);
@@ -1405,6 +1412,7 @@ static int closes(enum mode mode)
 	case SHORTR:
 	case HELLOVER ... HELLO2:
 	case LOGOUTBAD:
+	case LOGOUTCONN:
 	case READIMM:
 		return 1;
 	default:
