@@ -882,6 +882,37 @@ void ist_free_np(struct iscsi_np *np)
 	ist_np_put(isnp);
 }
 
+/*
+ * When the session's last connection goes down without falling back to
+ * ERL0 (after a Logout that closed only the connection; LIO falls back
+ * for every other failure below ERL2), iscsit_close_connection() leaves
+ * the session FAILED and closes it from its Time2Retain timer. That
+ * handler runs in softirq context, and the close takes a mutex there
+ * (transport_deregister_session() -> target_for_each_device()) and
+ * se_tpg->session_lock, which LIO also holds where it takes locks that
+ * are not softirq-safe (6.1 and 6.12; the debug kernel reports a
+ * sleeping function called from invalid context and an irq lock
+ * inversion). With DefaultTime2Retain 0, which open-iscsi offers, the
+ * session's state is to be discarded at once (RFC 7143 13.15) and the
+ * timer would fire at once: have LIO close it now, in this process
+ * context, as it does for a connection failure at ERL0. Not for a
+ * reinstating login, which closes the session itself, nor for a session
+ * Logout, nor while another connection remains.
+ */
+static void ist_close_session_now(struct iscsit_conn *conn)
+{
+	struct iscsit_session *sess = conn->sess;
+
+	if (!sess || sess->sess_ops->SessionType ||
+	    sess->sess_ops->ErrorRecoveryLevel == 2 ||
+	    sess->sess_ops->DefaultTime2Retain ||
+	    atomic_read(&sess->nconn) != 1 ||
+	    atomic_read(&sess->session_reinstatement) ||
+	    atomic_read(&sess->session_logout))
+		return;
+	atomic_set(&sess->session_fall_back_to_erl0, 1);
+}
+
 void ist_wait_conn(struct iscsit_conn *conn)
 {
 	struct ist_conn *ic = conn->context;
@@ -900,6 +931,7 @@ void ist_wait_conn(struct iscsit_conn *conn)
 	ist_rdma_wait_stop(ic);
 	ist_put_unsol_pending_cmds(conn);
 	ist_put_orphan_rejects(conn);
+	ist_close_session_now(conn);
 	if (conn->sess) {
 		struct target_cmd_counter *cnt = conn->cmd_cnt;
 		unsigned int secs = 0;
