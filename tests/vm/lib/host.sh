@@ -639,9 +639,10 @@ VM_SAN_DR_RETRY=30
 # seconds from qemu's start until dracut gives up: the boot to its
 # initqueue and the network (about 30 s under emulation) and rd.retry=,
 # which dracut counts in passes of its main loop (rd.retry * 2 passes of
-# at least 0.5 s; under emulation a pass takes 1.5-2 s: with rd.retry=60
-# "Could not boot." came 184-226 s after the failure)
-VM_SAN_DR_BOUND=$((VM_SAN_DR_RETRY * 6 + 60))
+# at least 0.5 s; under emulation a pass takes 1.5-2 s, up to 3 s on a
+# loaded machine: with rd.retry=30, "Could not boot." came 148-255 s
+# after qemu's start with five other guests running)
+VM_SAN_DR_BOUND=$((VM_SAN_DR_RETRY * 8 + 30))
 
 # vm_san_bad_case CASE: the configuration of one boot of sanboot --bad.
 # Sets VM_SAN_BAD_ROOT (the root= parameter), VM_SAN_BAD_INITRD (rxe, or
@@ -898,8 +899,15 @@ vm_san_boot() {
 				if [ $dracut = 1 ]; then
 					# dracut's shell instead of a reboot, after
 					# rd.retry= seconds
-					a="ip=$VM_SAN_INI_IP:::255.255.255.0:iser-san:eth0:none rd.neednet=1 rd.iscsi.initiator=$VM_SAN_INITIATOR_IQN rd.iscsi.transport=iser rd.retry=$VM_SAN_DR_RETRY"
+					# rd.shell=1: dracut's die() opens the
+					# shell only when it is given (without, a
+					# die in our online hook wrote FATAL and
+					# dracut's iscsi module went on logging in)
+					a="ip=$VM_SAN_INI_IP:::255.255.255.0:iser-san:eth0:none rd.neednet=1 rd.iscsi.initiator=$VM_SAN_INITIATOR_IQN rd.iscsi.transport=iser rd.retry=$VM_SAN_DR_RETRY rd.shell=1"
 					[ "$VM_SAN_BAD_DR_RXE" = 0 ] || a+=" rd.iser.rxe=eth0"
+					# the shell may come at the bound: then
+					# the settle time (vm_san_bad_poll)
+					VM_BOOT_TIMEOUT=$((VM_SAN_DR_BOUND + 10 + VM_SAN_BAD_SETTLE + 5))
 				elif [ "$VM_SAN_BAD_INITRD" != rxe ]; then
 					VM_BOOT_INITRD=$initrd_norxe
 				fi
