@@ -392,6 +392,28 @@ vm_peer_wait() {
 	return 1
 }
 
+# The benchmark's fio workloads (scenarios/bench.sh runs them all,
+# scenarios/profile.sh one): name, then fio options without "--".
+VM_BENCH_WORKLOADS=(
+	"randread-4k-qd32 rw=randread bs=4k iodepth=32"
+	"randwrite-4k-qd32 rw=randwrite bs=4k iodepth=32"
+	"randread-4k-qd1 rw=randread bs=4k iodepth=1"
+	"randrw70-16k-qd16 rw=randrw rwmixread=70 bs=16k iodepth=16"
+	"read-512k-qd4 rw=read bs=512k iodepth=4"
+	"read-1m-qd4 rw=read bs=1M iodepth=4"
+	"write-1m-qd4 rw=write bs=1M iodepth=4"
+)
+
+# vm_bench_workload NAME: print the fio options of workload NAME
+# (VM_BENCH_WORKLOADS); status 1 for an unknown one.
+vm_bench_workload() {
+	local w
+	for w in "${VM_BENCH_WORKLOADS[@]}"; do
+		[ "${w%% *}" = "$1" ] && { echo "${w#* }"; return 0; }
+	done
+	return 1
+}
+
 # vm_peer_wait_ready: in the initiator guest, wait until the target guest
 # signalled "ready" (its target is set up); fail the scenario otherwise.
 vm_peer_wait_ready() {

@@ -60,16 +60,6 @@ if [ "$runtime" = memory ]; then
 fi
 vm_check_disk "$dev"
 
-# workload name and its fio options (one job, numjobs=1)
-workloads=(
-	"randread-4k-qd32 rw=randread bs=4k iodepth=32"
-	"randwrite-4k-qd32 rw=randwrite bs=4k iodepth=32"
-	"randread-4k-qd1 rw=randread bs=4k iodepth=1"
-	"randrw70-16k-qd16 rw=randrw rwmixread=70 bs=16k iodepth=16"
-	"read-512k-qd4 rw=read bs=512k iodepth=4"
-	"read-1m-qd4 rw=read bs=1M iodepth=4"
-	"write-1m-qd4 rw=write bs=1M iodepth=4"
-)
 
 # cpu_ticks: "busy total" jiffies of all CPUs since boot
 cpu_ticks() {
@@ -93,7 +83,8 @@ rxe_counters >/tmp/rxe.start
 # prefill so that reads return written blocks, not a sparse ramdisk
 vm_must fio --name=prefill --filename="$dev" --rw=write --bs=1M --iodepth=8 \
 	--direct=1 --ioengine=libaio --output=/dev/null
-for w in "${workloads[@]}"; do
+# one job each (numjobs=1), guest/lib.sh's table
+for w in "${VM_BENCH_WORKLOADS[@]}"; do
 	read -r name opts <<<"$w"
 	args=()
 	for o in $opts; do

@@ -20,16 +20,8 @@ secs=${2:-20}
 case $secs in
 '' | *[!0-9]*) vm_fail "profile.sh: SECONDS must be a number, not '$secs'" ;;
 esac
-case $workload in
-randread-4k-qd32) opts="rw=randread bs=4k iodepth=32" ;;
-randwrite-4k-qd32) opts="rw=randwrite bs=4k iodepth=32" ;;
-randread-4k-qd1) opts="rw=randread bs=4k iodepth=1" ;;
-randrw70-16k-qd16) opts="rw=randrw rwmixread=70 bs=16k iodepth=16" ;;
-read-512k-qd4) opts="rw=read bs=512k iodepth=4" ;;
-read-1m-qd4) opts="rw=read bs=1M iodepth=4" ;;
-write-1m-qd4) opts="rw=write bs=1M iodepth=4" ;;
-*) vm_fail "profile.sh: unknown workload '$workload'" ;;
-esac
+opts=$(vm_bench_workload "$workload") ||
+	vm_fail "profile.sh: unknown workload '$workload'"
 command -v perf >/dev/null || vm_fail "profile.sh: no perf in the guest (linux-perf on the host)"
 
 vm_rxe_up
