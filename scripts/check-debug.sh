@@ -15,10 +15,12 @@
 #   scripts/check-debug.sh [vm-check.sh options]
 #
 # Without options: the default scenario set of 6.1, the random modes of
-# both hostile tools and the churn (ours-pair-churn: 1000 logins, 200
-# link cycles; this makes the run take hours). The debug kernel runs about
-# three times slower under emulation, so every scenario's timeout is
-# multiplied by ISER_VM_TIMEOUT_SCALE (default 3 here). Logs go to
+# both hostile tools with 10000 PDUs each (ours-target-ffp-random,
+# ours-initiator-random-10k) and the churn (ours-pair-churn: 1000 logins,
+# 200 link cycles; this makes the run take hours). The debug kernel runs
+# about three times slower under emulation, so every scenario's timeout
+# (and the time limits a scenario sets itself, VM_TIMEOUT_SCALE in the
+# guest) is multiplied by ISER_VM_TIMEOUT_SCALE (default 3 here). Logs go to
 # build/vm/logs-debug. The last line is "N passed, N failed".
 
 set -u
@@ -55,7 +57,7 @@ fi
 if [ $# -eq 0 ]; then
 	rows=$("$top/tests/vm/vm-check.sh" --list |
 		awk '$4 == "yes" || $4 == "yes:6.1" { printf "%s,", $1 }')
-	for r in ours-target-ffp-random ours-initiator-random ours-pair-churn; do
+	for r in ours-target-ffp-random ours-initiator-random-10k ours-pair-churn; do
 		grep -qE "^${r}[[:space:]]" "$top/tests/vm/scenarios.list" && rows+="$r,"
 	done
 	set -- --scenario "${rows%,}"

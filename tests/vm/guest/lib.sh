@@ -563,14 +563,15 @@ vm_slow_lun_remove() {
 	rm -f /tmp/slow.img
 }
 
-# vm_target_add IQN SIZE: a second target IQN beside vm_target_setup's, on
-# the same iSER portal, its own ramdisk lun1 of SIZE, the ACL of
+# vm_target_add IQN SIZE [NAME]: another target IQN beside
+# vm_target_setup's, on the same iSER portal, its own ramdisk NAME (default
+# lun1; give each further target its own) of SIZE, the ACL of
 # $VM_INITIATOR_IQN, no authentication
 vm_target_add() {
-	local t=/iscsi/$1/tpg1
-	vm_tcli "/backstores/ramdisk create name=lun1 size=$2" \
+	local t=/iscsi/$1/tpg1 rd=${3:-lun1}
+	vm_tcli "/backstores/ramdisk create name=$rd size=$2" \
 		"/iscsi create $1" \
-		"$t/luns create /backstores/ramdisk/lun1" \
+		"$t/luns create /backstores/ramdisk/$rd" \
 		"$t/portals create $VM_TGT_IP $VM_ISER_PORT" \
 		"$t/portals/$VM_TGT_IP:$VM_ISER_PORT enable_iser true" \
 		"$t/acls create $VM_INITIATOR_IQN" \
@@ -728,6 +729,20 @@ vm_disk_of() {
 	done
 	return 1
 }
+# vm_disk_of_port PORT: the block device name (sdX) of the session whose
+# portal has port PORT (several iser_tgt instances, one per port)
+vm_disk_of_port() {
+	local sd c b
+	for sd in /sys/class/iscsi_session/session*; do
+		for c in "$sd"/device/connection*/iscsi_connection/connection*/persistent_port; do
+			[ "$(cat "$c" 2>/dev/null)" = "$1" ] || continue
+			for b in "$sd"/device/target*/*/block/*; do
+				[ -e "$b" ] && basename "$b" && return 0
+			done
+		done
+	done
+	return 1
+}
 vm_disk_sysfs() {
 	local b
 	for b in /sys/class/iscsi_session/session*/device/target*/*/block/*; do
@@ -810,8 +825,10 @@ vm_login_disk() {
 }
 
 # vm_iser_tgt_start OUT CASES [ARGS...]: start tests/vm/tools/iser_tgt (a
-# hostile userspace target) on $VM_TGT_IP port 3262 with the cases CASES,
-# its summary lines to OUT (stderr to OUT.err); sets VM_ISER_TGT_PID.
+# hostile userspace target) on $VM_TGT_IP port $VM_ISER_TGT_PORT (3262;
+# set it for the call to run another instance on another port) with the
+# cases CASES, its summary lines to OUT (stderr to OUT.err); sets
+# VM_ISER_TGT_PID.
 VM_ISER_TGT_PORT=3262
 VM_ISER_TGT_IQN=iqn.2003-01.org.linux-iscsi.iser-vm:hostile
 vm_iser_tgt_start() {
@@ -824,9 +841,10 @@ vm_iser_tgt_start() {
 	VM_ISER_TGT_PID=$!
 }
 
-# vm_iser_tgt_login [KEY=VALUE...]: a node for iser_tgt's portal with
-# short NOP-Out and replacement timeouts, 8 KiB receive data segments and
-# the node settings given, then login; prints the disk.
+# vm_iser_tgt_login [KEY=VALUE...]: a node for iser_tgt's portal (port
+# $VM_ISER_TGT_PORT) with short NOP-Out and replacement timeouts, 8 KiB
+# receive data segments and the node settings given, then login; prints
+# the disk of that session.
 vm_iser_tgt_login() {
 	local portal=$VM_TGT_IP:$VM_ISER_TGT_PORT kv dev
 	vm_must iscsiadm -m node -T "$VM_ISER_TGT_IQN" -p "$portal" -I iser -o new >&2
@@ -840,7 +858,8 @@ vm_iser_tgt_login() {
 	vm_run timeout 60 iscsiadm -m node -T "$VM_ISER_TGT_IQN" -p "$portal" \
 		-I iser --login >&2 ||
 		vm_fail "the first login to iser_tgt failed: $(cat "$VM_SCEN_DIR"/*.err 2>/dev/null)"
-	dev=/dev/$(vm_wait 30 vm_disk_sysfs && vm_disk_sysfs) ||
+	dev=/dev/$(vm_wait 30 vm_disk_of_port "$VM_ISER_TGT_PORT" &&
+		vm_disk_of_port "$VM_ISER_TGT_PORT") ||
 		vm_fail "no disk for the iser_tgt session"
 	vm_wait 10 test -b "$dev" || vm_fail "$dev did not appear"
 	vm_log "logged in to iser_tgt, disk $dev" >&2

@@ -24,6 +24,9 @@ job=""
 for arg in $cmdline; do
 	case $arg in
 	iser_vm.job=*) job=${arg#iser_vm.job=} ;;
+	# ISER_VM_TIMEOUT_SCALE of the host (the debug kernel's), for the
+	# time limits a scenario sets itself (VM_TIMEOUT_SCALE)
+	iser_vm.scale=*) export VM_TIMEOUT_SCALE=${arg#iser_vm.scale=} ;;
 	# two-guest mode (host.sh vm_pair_boot): this guest's role and the
 	# directory of the signal files shared with the other guest
 	iser_vm.role=*) export VM_PEER_ROLE=${arg#iser_vm.role=} ;;

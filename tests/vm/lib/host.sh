@@ -200,7 +200,7 @@ vm_boot() {
 		initrd=$(vm_initramfs "$rel") || exit 2
 	fi
 	[ "$initrd" = none ] || initrd_arg=(-initrd "$initrd")
-	append=${VM_BOOT_CMDLINE:-"console=ttyS0,115200 panic=-1 mitigations=off log_buf_len=$VM_LOG_BUF_LEN printk.devkmsg=on ${ISER_VM_APPEND:-} iser_vm.repo=$VM_REPO iser_vm.job=$job${VM_APPEND_EXTRA:+ $VM_APPEND_EXTRA}"}
+	append=${VM_BOOT_CMDLINE:-"console=ttyS0,115200 panic=-1 mitigations=off log_buf_len=$VM_LOG_BUF_LEN printk.devkmsg=on ${ISER_VM_APPEND:-} iser_vm.repo=$VM_REPO iser_vm.job=$job iser_vm.scale=${ISER_VM_TIMEOUT_SCALE:-1}${VM_APPEND_EXTRA:+ $VM_APPEND_EXTRA}"}
 	[ "${VM_BOOT_SHARES:-1}" = 0 ] || shares=(
 		-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
 		-virtfs "local,path=$VM_REPO,mount_tag=repo,security_model=none,multidevs=remap")

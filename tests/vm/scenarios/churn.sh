@@ -2,14 +2,18 @@
 # shellcheck shell=bash
 #
 # Lifetime under churn (issue #10):
-#   churn [--logins N] [--links N]
+#   churn [--logins N] [--links M] [--chains K]
 # Session A (tgt0) carries verified I/O for the whole scenario: fio jobs
 # with crc32c verification, one after the other, each writing 8 MiB of
 # random blocks (4 KiB to 64 KiB) and reading them back. Meanwhile:
-#  1. N login/logout cycles (default 1000) of a second session, to tgt1
-#     (its own ramdisk, the same iSER portal); every 50th cycle waits for
-#     its disk and reads its first 64 KiB, the others log out at once, so
-#     logout races the SCSI scan of the new session;
+#  1. N login/logout cycles in all (default 1000), shared by K chains that
+#     run at the same time (default 2), each on its own further session:
+#     chain k logs in and out of tgt<k> (its own ramdisk, the same iSER
+#     portal). Every 50th cycle of a chain waits for its disk and reads its
+#     first 64 KiB, the others log out at once, so logout races the SCSI
+#     scan of the new session; with K > 1 logins and logouts of different
+#     sessions also race each other (and the debug kernel's CPU-bound
+#     cycles use both guest CPUs);
 #  2. M link cycles (default 200): "rdma link delete" of the target
 #     address's soft-RoCE device, then "rdma link add": in one guest the
 #     initiator reaches the local target address through that device too
@@ -27,34 +31,41 @@
 
 logins=1000
 links=200
+chains=2
 while [ $# -gt 0 ]; do
 	case $1 in
 	--logins) logins=$2; shift ;;
 	--links) links=$2; shift ;;
+	--chains) chains=$2; shift ;;
 	*) vm_fail "churn: bad argument $1" ;;
 	esac
 	shift
 done
 
-iqn2=${VM_TARGET_IQN%:*}:tgt1
+case $chains in [1-8]) ;; *) vm_fail "churn: --chains $chains (1 to 8)" ;; esac
+iqn_of() { echo "${VM_TARGET_IQN%:*}:tgt$1"; } # chain K's target
 portal=$VM_TGT_IP:$VM_ISER_PORT
 vm_rxe_up
 vm_load_roles
 vm_target_setup
-vm_target_add "$iqn2" 16M
+for ((k = 1; k <= chains; k++)); do
+	vm_target_add "$(iqn_of $k)" 16M "churn$k"
+done
 vm_iscsid_start
 vm_node_new
 vm_node_set node.session.timeo.replacement_timeout 600
-vm_must iscsiadm -m node -T "$iqn2" -p "$portal" -I iser -o new
+for ((k = 1; k <= chains; k++)); do
+	vm_must iscsiadm -m node -T "$(iqn_of $k)" -p "$portal" -I iser -o new
+done
 dev=$(vm_login_disk) || exit 1
 
-login2() {
-	vm_run timeout 60 iscsiadm -m node -T "$iqn2" -p "$portal" -I iser --login
+login2() { # K
+	vm_run timeout 60 iscsiadm -m node -T "$(iqn_of "$1")" -p "$portal" -I iser --login
 }
-logout2() {
-	vm_run timeout 60 iscsiadm -m node -T "$iqn2" -p "$portal" -I iser --logout
+logout2() { # K
+	vm_run timeout 60 iscsiadm -m node -T "$(iqn_of "$1")" -p "$portal" -I iser --logout
 }
-disk2() { vm_disk_of "$iqn2"; }
+disk2() { vm_disk_of "$(iqn_of "$1")"; }
 stats=/sys/kernel/config/target/iscsi/$VM_TARGET_IQN/fabric_statistics/iscsi_login_stats
 accepts() { cat "$stats/accepts"; }
 accepted_since() { [ "$(accepts)" -gt "$1" ]; }
@@ -115,29 +126,59 @@ slab_check() { # WHAT
 }
 
 # warm-up: one cycle of each kind, so that caches the churn uses exist
-login2 >/dev/null || vm_fail "login to $iqn2 failed"
-vm_wait 30 disk2 >/dev/null || vm_fail "no disk for $iqn2"
-logout2 >/dev/null || vm_fail "logout of $iqn2 failed"
+login2 1 >/dev/null || vm_fail "login to $(iqn_of 1) failed"
+vm_wait 30 disk2 1 >/dev/null || vm_fail "no disk for $(iqn_of 1)"
+logout2 1 >/dev/null || vm_fail "logout of $(iqn_of 1) failed"
 slab0=$(slab_kib)
 vm_log "before the churn: SUnreclaim ${slab0} KiB; largest caches: $(slab_top)"
 
-# 1. login/logout of a second session under verified I/O on the first
+# chain K: cycles FROM..TO (numbered in the whole run), logging in and out
+# of tgtK; on failure it writes why to /tmp/churn.chainK.fail and stops
+chain() {
+	local k=$1 from=$2 to=$3 i d2 out
+	for ((i = from; i <= to; i++)); do
+		out=$(login2 "$k" 2>&1) || { echo "login $i to $(iqn_of "$k") failed: $out" >"/tmp/churn.chain$k.fail"; return 1; }
+		if [ $((i % 50)) = 0 ]; then
+			vm_wait 30 disk2 "$k" ||
+				{ echo "login $i: no disk for $(iqn_of "$k")" >"/tmp/churn.chain$k.fail"; return 1; }
+			d2=$(disk2 "$k")
+			vm_wait 10 test -b "$d2" ||
+				{ echo "login $i: $d2 did not appear" >"/tmp/churn.chain$k.fail"; return 1; }
+			dd if="$d2" of=/dev/null bs=64k count=1 iflag=direct 2>/dev/null ||
+				{ echo "login $i: reading $d2 failed" >"/tmp/churn.chain$k.fail"; return 1; }
+			vm_log "chain $k: login cycle $i ($(($(date +%s) - t0)) s)"
+		fi
+		out=$(logout2 "$k" 2>&1) || { echo "logout $i of $(iqn_of "$k") failed: $out" >"/tmp/churn.chain$k.fail"; return 1; }
+		[ -e /tmp/churn.iofail ] && return 0
+	done
+	return 0
+}
+
+# 1. login/logout of further sessions under verified I/O on the first,
+# the cycles shared by the chains
 io_start
 t0=$(date +%s)
-for ((i = 1; i <= logins; i++)); do
-	out=$(login2 2>&1) || { io_stop "login cycle $i"; vm_fail "login $i to $iqn2 failed: $out"; }
-	if [ $((i % 50)) = 0 ]; then
-		vm_wait 30 disk2 >/dev/null || { io_stop "login cycle $i"; vm_fail "login $i: no disk for $iqn2"; }
-		d2=$(disk2)
-		vm_wait 10 test -b "$d2" || { io_stop "login cycle $i"; vm_fail "login $i: $d2 did not appear"; }
-		dd if="$d2" of=/dev/null bs=64k count=1 iflag=direct 2>/dev/null ||
-			{ io_stop "login cycle $i"; vm_fail "login $i: reading $d2 failed"; }
-		vm_log "login cycle $i of $logins ($(($(date +%s) - t0)) s)"
-	fi
-	out=$(logout2 2>&1) || { io_stop "login cycle $i"; vm_fail "logout $i of $iqn2 failed: $out"; }
-	[ -e /tmp/churn.iofail ] && { io_stop "login cycle $i"; exit 1; }
+rm -f /tmp/churn.chain*.fail
+pids=()
+per=$(((logins + chains - 1) / chains))
+for ((k = 1; k <= chains; k++)); do
+	from=$(((k - 1) * per + 1))
+	to=$((k * per < logins ? k * per : logins))
+	[ "$from" -le "$to" ] || continue
+	chain "$k" "$from" "$to" >"/tmp/churn.chain$k.log" 2>&1 &
+	pids+=($!)
 done
-io_stop "$logins login/logout cycles ($(($(date +%s) - t0)) s)"
+chain_fail=
+for ((k = 0; k < ${#pids[@]}; k++)); do
+	wait "${pids[$k]}" || chain_fail=1
+done
+[ -e /tmp/churn.iofail ] && { io_stop "login cycles"; exit 1; }
+if [ -n "$chain_fail" ]; then
+	io_stop "login cycles"
+	vm_fail "$(cat /tmp/churn.chain*.fail 2>/dev/null | paste -sd ';' -)"
+fi
+grep -h "login cycle" /tmp/churn.chain*.log 2>/dev/null
+io_stop "$logins login/logout cycles in $chains chains ($(($(date +%s) - t0)) s)"
 a_logged_in || vm_fail "session A is not logged in after the login cycles"
 [ "$(vm_session_count)" = 1 ] || vm_fail "expected session A alone, have $(vm_session_count) sessions"
 slab_check "$logins login/logout cycles"

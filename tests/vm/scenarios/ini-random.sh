@@ -16,17 +16,22 @@
 # hostile. Where the initiator drops the connection, as it must for much
 # of this, iscsid's session recovery brings the next one, and the tool
 # goes on with the next PDU. Under TCG on 6.1 that is about 1.3 PDUs and
-# one connection every 3 s (iscsid's reopen takes 2-3 s): 10000 PDUs
-# would take over two hours, so the row runs 700.
+# one connection every 3 s (iscsid's reopen takes 2-3 s, most of it
+# waiting): 10000 PDUs would take over two hours on one session, so the
+# default row runs 700, and the row of the issue's 10000 (for the debug
+# kernel) splits the sequence into chains: K instances of the tool, each
+# on its own port with its own session, chain k serving PDUs
+# [(k-1)*N/K, k*N/K) of the same seed, all at the same time.
 #
-# Meanwhile two readers read random extents of the disk (direct I/O) and
-# compare every read that succeeds with the LUN's pattern: an I/O error
+# Meanwhile readers (two, or one per chain) read random extents of the
+# disk (direct I/O) and compare every read that succeeds with the LUN's
+# pattern: an I/O error
 # is allowed, wrong data is not. The tool sends GOOD for a command only
 # with its data delivered just before, so wrong data that reaches a
 # reader is the initiator's doing (a command completed by something that
 # was not its SCSI Response, or by a stale one).
 #
-# Judged: every PDU sent (the summary's sent=COUNT), good_dirty=0 (the
+# Judged, per chain: every PDU sent (the summary's sent=COUNT), good_dirty=0 (the
 # tool's own check that it never sent GOOD for data it had spoilt), no
 # read with wrong data, the session back afterwards with the whole disk
 # read back right, logout; then a second, normal session to a fresh
@@ -41,51 +46,73 @@
 #   --count N    PDUs of the sequence (default 10000)
 #   --seed S     the seed (default 1); `iser_tgt -m random -s S -N N`
 #                replays it, with -F FIRST from a later PDU
-#   --time T     seconds the random part may take at most (default 700;
-#                then the tool is told to stop, SIGUSR1, and the row
-#                fails on sent < N)
+#   --time T     seconds the random part may take at most (default 700,
+#                times the rig's ISER_VM_TIMEOUT_SCALE; then the tool is
+#                told to stop, SIGUSR1, and the row fails on sent < N)
+#   --chains K   K sessions at once, the sequence split between them
+#                (default 1, at most 8)
 #   --verbose    the tool's -v: every PDU and connection in the log
 count=10000
 seed=1
 limit=700
+chains=1
 verbose=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--count) count=$2; shift ;;
 	--seed) seed=$2; shift ;;
 	--time) limit=$2; shift ;;
+	--chains) chains=$2; shift ;;
 	--verbose) verbose=(-v) ;;
 	*) vm_fail "ini-random: bad argument $1" ;;
 	esac
 	shift
 done
+case $chains in [1-8]) ;; *) vm_fail "ini-random: --chains $chains (1 to 8)" ;; esac
+# the rig's timeout scale (the debug kernel runs about 3 times slower)
+limit=$((limit * ${VM_TIMEOUT_SCALE:-1}))
 
 tgt=$VM_REPO/build/vm/tools/iser_tgt
 [ -x "$tgt" ] || vm_fail "$tgt is not built (make vm-tools)"
 img=$VM_SCEN_DIR/lun.img
 "$tgt" -P -D >"$img" || vm_fail "iser_tgt -D failed"
-portal=$VM_TGT_IP:$VM_ISER_TGT_PORT
+base_port=$VM_ISER_TGT_PORT
 
 vm_rxe_up
 vm_load_roles
-out=$VM_SCEN_DIR/iser_tgt.out
-vm_iser_tgt_start "$out" good -m random -s "$seed" -N "$count" -t 200 \
-	-w 120 "${verbose[@]}"
-tpid=$VM_ISER_TGT_PID
 vm_iscsid_start
-dev=$(vm_iser_tgt_login node.session.timeo.replacement_timeout=10) || exit 1
-echo 10 >"/sys/block/${dev#/dev/}/device/timeout" ||
-	vm_fail "cannot set the SCSI timeout of $dev"
+
+# chain k: the tool on port base+k-1 with PDUs first[k] .. first[k]+n[k]-1
+per=$(((count + chains - 1) / chains))
+declare -a port first n out tpid dev
+for ((k = 1; k <= chains; k++)); do
+	port[k]=$((base_port + k - 1))
+	first[k]=$(((k - 1) * per))
+	n[k]=$((count - first[k] < per ? count - first[k] : per))
+	[ "${n[k]}" -ge 0 ] || n[k]=0
+	out[k]=$VM_SCEN_DIR/iser_tgt.$k.out
+	VM_ISER_TGT_PORT=${port[k]} vm_iser_tgt_start "${out[k]}" good -m random \
+		-s "$seed" -F "${first[k]}" -N "${n[k]}" -t 200 -w 120 "${verbose[@]}"
+	tpid[k]=$VM_ISER_TGT_PID
+	dev[k]=$(VM_ISER_TGT_PORT=${port[k]} vm_iser_tgt_login \
+		node.session.timeo.replacement_timeout=10) || exit 1
+	echo 10 >"/sys/block/${dev[k]#/dev/}/device/timeout" ||
+		vm_fail "cannot set the SCSI timeout of ${dev[k]}"
+done
+portal_of() { echo "$VM_TGT_IP:${port[$1]}"; }
+has_session() { # K: iscsiadm lists a session to chain K's portal
+	iscsiadm -m session 2>/dev/null | grep -q " $(portal_of "$1"),"
+}
 
 stop=$VM_SCEN_DIR/stop
 rm -f "$stop"
 
-# reader ID: read random extents (4 KiB to 64 KiB) of whatever disk the
-# session has now, compare each with the pattern; counts in reader.ID
+# reader ID K: read random extents (4 KiB to 64 KiB) of whatever disk chain
+# K's session has now, compare each with the pattern; counts in reader.ID
 reader() {
-	local id=$1 ok=0 err=0 bad=0 d off cnt got=$VM_SCEN_DIR/got.$1
+	local id=$1 k=$2 ok=0 err=0 bad=0 d off cnt got=$VM_SCEN_DIR/got.$1
 	while [ ! -e "$stop" ]; do
-		d=$(vm_disk_sysfs) || { sleep 1; continue; }
+		d=$(vm_disk_of_port "${port[k]}") || { sleep 1; continue; }
 		off=$((RANDOM % 256))
 		cnt=$((1 + RANDOM % 16))
 		[ $((off + cnt)) -le 256 ] || cnt=$((256 - off))
@@ -106,38 +133,62 @@ reader() {
 	done
 }
 
-done_sent() {
-	grep -q '^random done ' "$out"
+done_sent() { # every chain sent its part
+	local k
+	for ((k = 1; k <= chains; k++)); do
+		grep -q '^random done ' "${out[k]}" || return 1
+	done
+}
+tools_alive() {
+	local k
+	for ((k = 1; k <= chains; k++)); do
+		kill -0 "${tpid[k]}" 2>/dev/null || return 1
+	done
 }
 
-# the trigger: the random part begins with this READ of block 200
-dd if="$dev" of=/dev/null bs=512 skip=200 count=1 iflag=direct status=none 2>/dev/null &
+# the trigger: the random part of each chain begins with this READ of
+# block 200
+for ((k = 1; k <= chains; k++)); do
+	dd if="${dev[k]}" of=/dev/null bs=512 skip=200 count=1 iflag=direct status=none 2>/dev/null &
+done
 start=$SECONDS
-reader 1 &
-r1=$!
-reader 2 &
-r2=$!
+rpids=()
+if [ "$chains" = 1 ]; then
+	reader 1 1 &
+	rpids+=($!)
+	reader 2 1 &
+	rpids+=($!)
+else
+	for ((k = 1; k <= chains; k++)); do
+		reader "$k" "$k" &
+		rpids+=($!)
+	done
+fi
 relogins=0
 next=$((SECONDS + 30))
 while ! done_sent && [ $((SECONDS - start)) -lt "$limit" ]; do
-	kill -0 "$tpid" 2>/dev/null || break
+	tools_alive || break
 	# iscsid logs out when the target asks it to (an Async Message):
 	# the session is gone then, log in again
-	if ! iscsiadm -m session >/dev/null 2>&1; then
+	for ((k = 1; k <= chains; k++)); do
+		has_session "$k" && continue
 		relogins=$((relogins + 1))
-		vm_log "no session: login again"
-		timeout 60 iscsiadm -m node -T "$VM_ISER_TGT_IQN" -p "$portal" \
+		vm_log "chain $k: no session: login again"
+		timeout 60 iscsiadm -m node -T "$VM_ISER_TGT_IQN" -p "$(portal_of "$k")" \
 			-I iser --login >/dev/null 2>&1
-	fi
+	done
 	if [ $SECONDS -ge $next ]; then
-		vm_log "progress: $(grep '^random ' "$out" | tail -n 1), readers (ok failed wrong) $(cat "$VM_SCEN_DIR"/reader.* 2>/dev/null | tr '\n' ' ')"
+		for ((k = 1; k <= chains; k++)); do
+			vm_log "progress, chain $k: $(grep '^random ' "${out[k]}" | tail -n 1)"
+		done
+		vm_log "readers (ok failed wrong): $(cat "$VM_SCEN_DIR"/reader.* 2>/dev/null | tr '\n' ' ')"
 		next=$((SECONDS + 30))
 	fi
 	sleep 2
 done
 took=$((SECONDS - start))
 touch "$stop"
-wait "$r1" "$r2"
+wait "${rpids[@]}"
 ok=0 err=0 bad=0
 for f in "$VM_SCEN_DIR"/reader.*; do
 	[ -e "$f" ] || continue
@@ -147,69 +198,88 @@ done
 vm_log "random part: $took s, reads ok=$ok failed=$err wrong=$bad, logins again=$relogins"
 if ! done_sent; then
 	vm_log "the sequence did not finish within $limit s: stopping it"
-	kill -USR1 "$tpid" 2>/dev/null
+	for ((k = 1; k <= chains; k++)); do
+		kill -USR1 "${tpid[k]}" 2>/dev/null
+	done
 fi
 
-# what the tool, the session and iscsid last said, for a failure reason
+# what chain K's tool, its session and iscsid last said, for a failure reason
 state() {
-	printf 'iser_tgt: %s; session: %s; iscsid: %s' \
-		"$(tail -n 2 "$out" "$out.err" 2>&1 | grep -v '^$' | tr '\n' ' ')" \
+	printf 'iser_tgt %s: %s; sessions: %s; iscsid: %s' "$1" \
+		"$(tail -n 2 "${out[$1]}" "${out[$1]}.err" 2>&1 | grep -v '^$' | tr '\n' ' ')" \
 		"$(iscsiadm -m session -P 1 2>&1 | grep -E 'State' | tr -s ' \t\n' ' ')" \
 		"$(grep -iE 'reopen|login|error|fail|conn' "$VM_SCEN_DIR/iscsid.log" 2>/dev/null | tail -n 4 | tr '\n' ' ')"
 }
 
-# the tool serves properly now: the session comes back and reads right
-ini_logged_in() {
-	iscsiadm -m session -P 1 2>/dev/null | grep -q 'iSCSI Session State: LOGGED_IN'
+# the tools serve properly now: each session comes back and reads right
+logged_in() { # K
+	local sd c
+	for sd in /sys/class/iscsi_session/session*; do
+		for c in "$sd"/device/connection*/iscsi_connection/connection*/persistent_port; do
+			[ "$(cat "$c" 2>/dev/null)" = "${port[$1]}" ] || continue
+			[ "$(cat "$sd/state" 2>/dev/null)" = LOGGED_IN ] && return 0
+		done
+	done
+	return 1
 }
-iscsiadm -m session >/dev/null 2>&1 ||
-	timeout 60 iscsiadm -m node -T "$VM_ISER_TGT_IQN" -p "$portal" -I iser --login >/dev/null 2>&1
-vm_wait 90 ini_logged_in || vm_fail "no session after the random part ($(state))"
-vm_wait 30 vm_disk_sysfs || vm_fail "no disk after the random part ($(state))"
-dev=/dev/$(vm_disk_sysfs)
-vm_wait 10 test -b "$dev" || vm_fail "$dev did not appear"
-whole=bad
-for _ in 1 2 3; do
-	if cmp "$img" <(dd if="$dev" bs=65536 count=16 iflag=direct status=none 2>/dev/null); then
-		whole=ok
-		break
-	fi
-	sleep 5
+fails=""
+total_sent=0 total_conns=0
+for ((k = 1; k <= chains; k++)); do
+	has_session "$k" ||
+		timeout 60 iscsiadm -m node -T "$VM_ISER_TGT_IQN" -p "$(portal_of "$k")" -I iser --login >/dev/null 2>&1
+	vm_wait 90 logged_in "$k" || vm_fail "chain $k: no session after the random part ($(state "$k"))"
+	vm_wait 30 vm_disk_of_port "${port[k]}" || vm_fail "chain $k: no disk after the random part ($(state "$k"))"
+	d=/dev/$(vm_disk_of_port "${port[k]}")
+	vm_wait 10 test -b "$d" || vm_fail "$d did not appear"
+	whole=bad
+	for _ in 1 2 3; do
+		if cmp "$img" <(dd if="$d" bs=65536 count=16 iflag=direct status=none 2>/dev/null); then
+			whole=ok
+			break
+		fi
+		sleep 5
+	done
+	vm_log "chain $k: after the random part the whole disk reads back $whole"
+	[ "$whole" = ok ] || fails+="chain $k: the disk did not read back right after the random part; "
+	# the tool exits after the logout: 0 when every PDU went out
+	vm_run timeout 60 iscsiadm -m node -T "$VM_ISER_TGT_IQN" -p "$(portal_of "$k")" -I iser --logout ||
+		vm_fail "chain $k: logout from iser_tgt failed"
+	vm_wait 15 sh -c "! iscsiadm -m session 2>/dev/null | grep -q ' $(portal_of "$k"),'" ||
+		vm_fail "chain $k: session still present after logout"
+	vm_wait 30 sh -c "! kill -0 ${tpid[k]}" || { kill "${tpid[k]}"; vm_log "chain $k: iser_tgt did not finish"; }
+	wait "${tpid[k]}"
+	vm_log "chain $k: iser_tgt exit status $?"
+	vm_log "chain $k: iser_tgt -m random -s $seed -F ${first[k]} -N ${n[k]}:"
+	grep -v -e '^pdu ' -e '^random progress' "${out[k]}" | head -n 20 | while read -r line; do vm_log "  $line"; done
+	[ ${#verbose[@]} -eq 0 ] || cp "${out[k]}" "$VM_SCEN_DIR/iser_tgt.$k.verbose"
+	sum=$(grep '^random seed=.* sent=' "${out[k]}" | tail -n 1)
+	vm_log "chain $k: summary: ${sum:-none}"
+	sent=$(echo "$sum" | sed -n 's/.* sent=\([0-9]*\) .*/\1/p')
+	conns=$(echo "$sum" | sed -n 's/.* connections=\([0-9]*\) .*/\1/p')
+	total_sent=$((total_sent + ${sent:-0})) total_conns=$((total_conns + ${conns:-0}))
+	re="^random seed=$seed sent=${n[k]} connections=[0-9]+ good_dirty=0 "
+	echo "$sum" | grep -qE "$re" || fails+="chain $k: expected /$re/, got: ${sum:-no summary}; "
 done
-vm_log "after the random part: the whole disk reads back $whole"
-# the tool exits after the logout: 0 when every PDU went out
-vm_run timeout 60 iscsiadm -m node -T "$VM_ISER_TGT_IQN" -p "$portal" -I iser --logout ||
-	vm_fail "logout from iser_tgt failed"
-vm_wait 15 vm_no_sessions || vm_fail "session still present after logout"
-vm_wait 30 sh -c "! kill -0 $tpid" || { kill "$tpid"; vm_log "iser_tgt did not finish"; }
-wait "$tpid"
-vm_log "iser_tgt exit status $?"
-vm_log "iser_tgt -m random -s $seed -N $count:"
-grep -v -e '^pdu ' -e '^random progress' "$out" | head -n 20 | while read -r line; do vm_log "  $line"; done
-[ ${#verbose[@]} -eq 0 ] || cp "$out" "$VM_SCEN_DIR/iser_tgt.verbose"
-sum=$(grep '^random seed=.* sent=' "$out" | tail -n 1)
-vm_log "summary: ${sum:-none}"
-sent=$(echo "$sum" | sed -n 's/.* sent=\([0-9]*\) .*/\1/p')
-conns=$(echo "$sum" | sed -n 's/.* connections=\([0-9]*\) .*/\1/p')
-[ -z "$sent" ] || [ "$took" -eq 0 ] ||
-	vm_log "rate: $sent PDUs, $conns connections in $took s: $(awk "BEGIN { printf \"%.2f PDUs/s, %.2f connections/s\", $sent / $took, $conns / $took }")"
+vm_wait 15 vm_no_sessions || vm_fail "sessions still present after the logouts"
+[ "$took" -eq 0 ] ||
+	vm_log "rate: $total_sent PDUs, $total_conns connections in $took s ($chains chains): $(awk "BEGIN { printf \"%.2f PDUs/s, %.2f connections/s\", $total_sent / $took, $total_conns / $took }")"
 
 if [ "$VM_INITIATOR" = ours ]; then
-	re="^random seed=$seed sent=$count connections=[0-9]+ good_dirty=0 "
-	fails=""
-	echo "$sum" | grep -qE "$re" || fails+="expected /$re/, got: ${sum:-no summary}; "
 	[ "$bad" = 0 ] || fails+="$bad reads returned wrong data; "
-	[ "$whole" = ok ] || fails+="the disk did not read back right after the random part; "
 	[ -z "$fails" ] || vm_fail "seed $seed: ${fails%; }"
+else
+	vm_log "reference row, not judged: ${fails:-no finding}"
 fi
 
 # a second, normal session to a fresh target
 vm_iscsid_stop
 vm_iscsid_start
-vm_run iscsiadm -m node -T "$VM_ISER_TGT_IQN" -p "$portal" -o delete
-vm_iser_tgt_start "$out.2" good -P -w 60
-dev=$(vm_iser_tgt_login) || exit 1
-cmp "$img" <(dd if="$dev" bs=65536 count=16 iflag=direct status=none) ||
+for ((k = 1; k <= chains; k++)); do
+	vm_run iscsiadm -m node -T "$VM_ISER_TGT_IQN" -p "$(portal_of "$k")" -o delete
+done
+vm_iser_tgt_start "$VM_SCEN_DIR/iser_tgt.second.out" good -P -w 60
+dev2=$(vm_iser_tgt_login) || exit 1
+cmp "$img" <(dd if="$dev2" bs=65536 count=16 iflag=direct status=none) ||
 	vm_fail "the second session did not read the pattern back"
 vm_log "second session: the whole disk reads back right"
 vm_iser_tgt_logout
