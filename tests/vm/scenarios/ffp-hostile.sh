@@ -311,6 +311,29 @@ for mode in logoutbad logoutconn; do
 		fails+="$mode: LIO still shows a session 30 s after the connection closed; "
 	fi
 done
+# 14f. logoutconn offering DefaultTime2Retain=20 (LIO's default too, so
+# 20 is negotiated): a hostile initiator chooses the value, so the
+# softirq close must not be reachable with any. At ERL 0 or 1 nothing can
+# use the failed session's state but a login that adds a connection to
+# it, which no iSER initiator does (one connection per session): our
+# target has LIO close it at once, whatever Time2Retain says. LIO takes
+# the timer's path only when the connection goes down after it took the
+# Logout and before it built the response (otherwise the response marks
+# the connection removed and LIO falls back to ERL0 itself), a race the
+# tool cannot force: 8 tries. Judged by the session being gone within
+# 10 s of each, half the time LIO's timer would take (and, on the debug
+# kernel, by the absence of its reports)
+if want logoutconn; then
+	for i in 1 2 3 4 5 6 7 8; do
+		ffp_run logoutconn 'login=ok .*closed=yes' "${norm[@]}" -T 20
+		[ "$VM_TARGET" != intree ] || continue
+		vm_wait 10 vm_acl_idle && continue
+		vm_log "FAILED: logoutconn -T 20, try $i: a session is left: $(tr '\n' ' ' <"/sys/kernel/config/target/iscsi/$VM_TARGET_IQN/tpgt_1/acls/$VM_INITIATOR_IQN/info")"
+		fails+="logoutconn -T 20, try $i: LIO still shows a session 10 s after the connection closed (Time2Retain 20); "
+		vm_wait 30 vm_acl_idle
+		break
+	done
+fi
 # each response within 60 s, four times that on the debug kernel (KASAN
 # and lockdep: soft-RoCE moves about 1 MiB/s there under emulation).
 # bigq's 384 MiB do not fit in the row's time there (the run of
