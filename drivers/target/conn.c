@@ -892,12 +892,17 @@ void ist_free_np(struct iscsi_np *np)
  * se_tpg->session_lock, which LIO also holds where it takes locks that
  * are not softirq-safe (6.1 and 6.12; the debug kernel reports a
  * sleeping function called from invalid context and an irq lock
- * inversion). With DefaultTime2Retain 0, which open-iscsi offers, the
- * session's state is to be discarded at once (RFC 7143 13.15) and the
- * timer would fire at once: have LIO close it now, in this process
- * context, as it does for a connection failure at ERL0. Not for a
- * reinstating login, which closes the session itself, nor for a session
- * Logout, nor while another connection remains.
+ * inversion). The initiator chooses DefaultTime2Retain (the smaller offer
+ * wins), so a peer reaches that path at will unless the transport closes
+ * the way. Below ERL2 the failed session's state serves nothing but a
+ * login that adds a connection to it (session continuation), which no
+ * iSER initiator does (one connection per session); with
+ * DefaultTime2Retain 0, open-iscsi's offer, it is to be discarded at once
+ * anyway (RFC 7143 13.15). So have LIO close the session now, in this
+ * process context, as it does for any other connection failure below
+ * ERL2, whatever Time2Retain says. Not for a reinstating login, which
+ * closes the session itself, nor for a session Logout, nor while another
+ * connection remains, nor at ERL2 (connection recovery uses the state).
  */
 static void ist_close_session_now(struct iscsit_conn *conn)
 {
@@ -905,7 +910,6 @@ static void ist_close_session_now(struct iscsit_conn *conn)
 
 	if (!sess || sess->sess_ops->SessionType ||
 	    sess->sess_ops->ErrorRecoveryLevel == 2 ||
-	    sess->sess_ops->DefaultTime2Retain ||
 	    atomic_read(&sess->nconn) != 1 ||
 	    atomic_read(&sess->session_reinstatement) ||
 	    atomic_read(&sess->session_logout))
