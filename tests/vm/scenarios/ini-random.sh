@@ -103,6 +103,27 @@ portal_of() { echo "$VM_TGT_IP:${port[$1]}"; }
 has_session() { # K: iscsiadm lists a session to chain K's portal
 	iscsiadm -m session 2>/dev/null | grep -q " $(portal_of "$1"),"
 }
+sid_of() { # K: the iSCSI session number of chain K's session
+	local sd c
+	for sd in /sys/class/iscsi_session/session*; do
+		for c in "$sd"/device/connection*/iscsi_connection/connection*/persistent_port; do
+			[ "$(cat "$c" 2>/dev/null)" = "${port[$1]}" ] || continue
+			echo "${sd##*/session}"
+			return 0
+		done
+	done
+	return 1
+}
+logged_in() { # K: chain K's session is LOGGED_IN
+	local sd c
+	for sd in /sys/class/iscsi_session/session*; do
+		for c in "$sd"/device/connection*/iscsi_connection/connection*/persistent_port; do
+			[ "$(cat "$c" 2>/dev/null)" = "${port[$1]}" ] || continue
+			[ "$(cat "$sd/state" 2>/dev/null)" = LOGGED_IN ] && return 0
+		done
+	done
+	return 1
+}
 
 stop=$VM_SCEN_DIR/stop
 rm -f "$stop"
@@ -123,7 +144,8 @@ reader() {
 				ok=$((ok + 1))
 			else
 				bad=$((bad + 1))
-				vm_log "reader $id: WRONG DATA from /dev/$d, 4 KiB blocks $off+$cnt: $(cmp "$got" <(dd if="$img" bs=4096 skip=$off count=$cnt status=none) 2>&1 | head -n 1)"
+				cp "$got" "$VM_SCEN_DIR/wrong.$id.$bad"
+				vm_log "reader $id: WRONG DATA from /dev/$d, 4 KiB blocks $off+$cnt (kept as wrong.$id.$bad): $(python3 "$VM_REPO/tests/vm/guest/wrong-data.py" "$got" "$img" "$off" 2>&1)"
 			fi
 		else
 			err=$((err + 1))
@@ -164,18 +186,49 @@ else
 		rpids+=($!)
 	done
 fi
-relogins=0
+relogins=0 kicks=0
+declare -a down_since
 next=$((SECONDS + 30))
 while ! done_sent && [ $((SECONDS - start)) -lt "$limit" ]; do
 	tools_alive || break
-	# iscsid logs out when the target asks it to (an Async Message):
-	# the session is gone then, log in again
 	for ((k = 1; k <= chains; k++)); do
-		has_session "$k" && continue
-		relogins=$((relogins + 1))
-		vm_log "chain $k: no session: login again"
+		# iscsid logs out when the target asks it to (an Async
+		# Message): the session is gone then, log in again
+		if ! has_session "$k"; then
+			relogins=$((relogins + 1))
+			vm_log "chain $k: no session: login again"
+			timeout 60 iscsiadm -m node -T "$VM_ISER_TGT_IQN" -p "$(portal_of "$k")" \
+				-I iser --login >/dev/null 2>&1
+			continue
+		fi
+		# an Async Message "dropping the connection" carries a
+		# Time2Wait, random here, that iscsid waits out before it
+		# reconnects (seen: 18284 s), while the tool gives up after
+		# 120 s without a connection: a session that is not logged
+		# in for 40 s is logged out and in again
+		if logged_in "$k"; then
+			down_since[k]=""
+			continue
+		fi
+		[ -n "${down_since[k]}" ] || down_since[k]=$SECONDS
+		[ $((SECONDS - down_since[k])) -ge 40 ] || continue
+		# only for that reason: a session stuck otherwise is the
+		# initiator's fault, and the row fails on the tool's timeout
+		t2w=$(grep "connection$(sid_of "$k"):0 Target dropping" "$VM_SCEN_DIR/iscsid.log" 2>/dev/null |
+			tail -n 1 | sed -n 's/.*reconnect min \([0-9]*\).*/\1/p')
+		if [ "${t2w:-0}" -lt 30 ]; then
+			[ "${down_since[k]}" = stuck ] ||
+				vm_log "chain $k: not logged in for 40 s, and no Time2Wait of 30 s or more asked for it"
+			down_since[k]=stuck
+			continue
+		fi
+		kicks=$((kicks + 1))
+		vm_log "chain $k: not logged in for 40 s, iscsid waits out a Time2Wait of $t2w s: log out and in again"
+		timeout 60 iscsiadm -m node -T "$VM_ISER_TGT_IQN" -p "$(portal_of "$k")" \
+			-I iser --logout >/dev/null 2>&1
 		timeout 60 iscsiadm -m node -T "$VM_ISER_TGT_IQN" -p "$(portal_of "$k")" \
 			-I iser --login >/dev/null 2>&1
+		down_since[k]=""
 	done
 	if [ $SECONDS -ge $next ]; then
 		for ((k = 1; k <= chains; k++)); do
@@ -195,7 +248,7 @@ for f in "$VM_SCEN_DIR"/reader.*; do
 	read -r o e b <"$f"
 	ok=$((ok + o)) err=$((err + e)) bad=$((bad + b))
 done
-vm_log "random part: $took s, reads ok=$ok failed=$err wrong=$bad, logins again=$relogins"
+vm_log "random part: $took s, reads ok=$ok failed=$err wrong=$bad, logins again=$relogins, stuck sessions logged out and in=$kicks"
 if ! done_sent; then
 	vm_log "the sequence did not finish within $limit s: stopping it"
 	for ((k = 1; k <= chains; k++)); do
@@ -212,16 +265,6 @@ state() {
 }
 
 # the tools serve properly now: each session comes back and reads right
-logged_in() { # K
-	local sd c
-	for sd in /sys/class/iscsi_session/session*; do
-		for c in "$sd"/device/connection*/iscsi_connection/connection*/persistent_port; do
-			[ "$(cat "$c" 2>/dev/null)" = "${port[$1]}" ] || continue
-			[ "$(cat "$sd/state" 2>/dev/null)" = LOGGED_IN ] && return 0
-		done
-	done
-	return 1
-}
 fails=""
 total_sent=0 total_conns=0
 for ((k = 1; k <= chains; k++)); do
