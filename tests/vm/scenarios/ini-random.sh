@@ -187,7 +187,6 @@ else
 	done
 fi
 relogins=0 kicks=0
-declare -a down_since
 next=$((SECONDS + 30))
 while ! done_sent && [ $((SECONDS - start)) -lt "$limit" ]; do
 	tools_alive || break
@@ -204,31 +203,20 @@ while ! done_sent && [ $((SECONDS - start)) -lt "$limit" ]; do
 		# an Async Message "dropping the connection" carries a
 		# Time2Wait, random here, that iscsid waits out before it
 		# reconnects (seen: 18284 s), while the tool gives up after
-		# 120 s without a connection: a session that is not logged
-		# in for 40 s is logged out and in again
-		if logged_in "$k"; then
-			down_since[k]=""
-			continue
-		fi
-		[ -n "${down_since[k]}" ] || down_since[k]=$SECONDS
-		[ $((SECONDS - down_since[k])) -ge 40 ] || continue
-		# only for that reason: a session stuck otherwise is the
-		# initiator's fault, and the row fails on the tool's timeout
-		t2w=$(grep "connection$(sid_of "$k"):0 Target dropping" "$VM_SCEN_DIR/iscsid.log" 2>/dev/null |
-			tail -n 1 | sed -n 's/.*reconnect min \([0-9]*\).*/\1/p')
-		if [ "${t2w:-0}" -lt 30 ]; then
-			[ "${down_since[k]}" = stuck ] ||
-				vm_log "chain $k: not logged in for 40 s, and no Time2Wait of 30 s or more asked for it"
-			down_since[k]=stuck
-			continue
-		fi
+		# 120 s without a connection: when iscsid's last word on the
+		# session is such a wait of 30 s or more, log out and in again
+		# (a session stuck for any other reason is the initiator's
+		# fault, and the row fails on the tool's timeout)
+		last=$(grep -E "connection$(sid_of "$k"):0 (Target dropping|is operational)" \
+			"$VM_SCEN_DIR/iscsid.log" 2>/dev/null | tail -n 1)
+		t2w=$(echo "$last" | sed -n 's/.*Target dropping.*reconnect min \([0-9]*\).*/\1/p')
+		[ "${t2w:-0}" -ge 30 ] || continue
 		kicks=$((kicks + 1))
-		vm_log "chain $k: not logged in for 40 s, iscsid waits out a Time2Wait of $t2w s: log out and in again"
+		vm_log "chain $k: iscsid waits out a Time2Wait of $t2w s: log out and in again"
 		timeout 60 iscsiadm -m node -T "$VM_ISER_TGT_IQN" -p "$(portal_of "$k")" \
 			-I iser --logout >/dev/null 2>&1
 		timeout 60 iscsiadm -m node -T "$VM_ISER_TGT_IQN" -p "$(portal_of "$k")" \
 			-I iser --login >/dev/null 2>&1
-		down_since[k]=""
 	done
 	if [ $SECONDS -ge $next ]; then
 		for ((k = 1; k <= chains; k++)); do

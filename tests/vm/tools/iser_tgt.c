@@ -141,13 +141,16 @@
  * s, so iscsid's waits stay short. A command gets a PDU's SCSI Response
  * or, when its ITT stays live, its proper answer right after (or held
  * back until the next command, 20 in 100), the data always written in
- * full again. A GOOD SCSI Response goes out only with the command's
- * correct data written just before it (when the command would not be
- * GOOD, CHECK CONDITION instead), never for an ITT the tool holds no
- * command of (it may be a command on its way, which GOOD would complete
- * without data): so wrong data that reaches the application is the
- * initiator's doing, and the scenario reading through the initiator
- * verifies every read against the pattern.
+ * full again. A SCSI Response whose status the initiator's SCSI layer
+ * may complete as a success (GOOD, CONDITION MET, the INTERMEDIATE ones,
+ * COMMAND TERMINATED, and CHECK CONDITION, whose random sense may say
+ * RECOVERED ERROR) goes out only with the command's correct data written
+ * just before it (when the command would not be GOOD, RESERVATION
+ * CONFLICT instead), never for an ITT the tool holds no command of (it
+ * may be a command on its way, which it would complete without data):
+ * so wrong data that reaches the application is the initiator's doing,
+ * and the scenario reading through the initiator verifies every read
+ * against the pattern.
  *
  * When the connection goes (the initiator drops it, or a Send fails and
  * the tool drops it), the tool accepts the next one, answers its login
@@ -207,6 +210,7 @@
 #define STALE_MAX	64		/* ITTs answered or of earlier connections */
 #define RETRY_MAX	3		/* Sends of one random PDU */
 #define RND_HOSTILE	30		/* percent of random PDUs: anything */
+#define NO_SUCCESS	0x18		/* RESERVATION CONFLICT: never a success */
 
 enum tcase {
 	GOOD, RESERVED, LOGIN_DLEN, LOGIN_OP, DLEN, DLEN_BIG, PAD, SHORT, AHS,
@@ -888,6 +892,31 @@ static void lun_pattern(void)
 	}
 }
 
+/*
+ * Whether a Linux initiator's SCSI layer may complete a command with
+ * success on SCSI status @st (the response code 0): GOOD, CONDITION MET
+ * and the obsolete INTERMEDIATE ones and COMMAND TERMINATED, bit 0
+ * ignored (scsi_status_is_good()), and CHECK CONDITION, whose random
+ * sense data may say RECOVERED ERROR, which the SCSI layer completes as a
+ * success with whatever the buffer holds. Until 2026-11-27 the tool
+ * treated only 0x00 as GOOD and sent the others without the data: a lie
+ * of the tool's that the initiator cannot tell from a correct answer
+ * (the first run of 10000 PDUs read wrong data twice).
+ */
+static int status_may_succeed(unsigned char st)
+{
+	switch (st & 0xfe) {
+	case 0x00:
+	case 0x02:
+	case 0x04:
+	case 0x10:
+	case 0x14:
+	case 0x22:
+		return 1;
+	}
+	return 0;
+}
+
 static int live_find(uint32_t itt)
 {
 	int i;
@@ -1145,17 +1174,18 @@ static int rnd_pdu(int cur)
 			if (dlen >= 4)
 				data[2] = pct(70) ? 0x70 : data[2];
 		}
-		if (tc >= 0 && !bhs[2] && !bhs[3]) {
+		if (tc >= 0 && !bhs[2] && status_may_succeed(bhs[3])) {
 			/*
-			 * GOOD for a live command: its data must be what it
-			 * would be, so that status completing the command is
-			 * no lie of the tool's: deliver it (again), or make
-			 * it CHECK CONDITION when the command would not be
-			 * GOOD.
+			 * A status the initiator's SCSI layer may complete
+			 * the command with as a success, for a live
+			 * command: its data must be what it would be, so
+			 * that the status is no lie of the tool's: deliver
+			 * it (again), or make it RESERVATION CONFLICT when
+			 * the command would not be GOOD.
 			 */
 			emulate(&live[tc], &a, &lba);
 			if (a.status) {
-				bhs[3] = 2;
+				bhs[3] = NO_SUCCESS;
 			} else {
 				uint32_t n = a.len < live[tc].edtl ? a.len :
 					     live[tc].edtl;
@@ -1168,14 +1198,14 @@ static int rnd_pdu(int cur)
 				live[tc].dirty = 0;
 				good = 1;
 			}
-		} else if (tc < 0 && !bhs[2] && !bhs[3]) {
+		} else if (tc < 0 && !bhs[2] && status_may_succeed(bhs[3])) {
 			/*
-			 * GOOD for an ITT the tool holds no command of: it
-			 * may be a command on its way to the tool, which
-			 * this would complete without its data. The
-			 * initiator cannot tell; so no GOOD.
+			 * Such a status for an ITT the tool holds no command
+			 * of: it may be a command on its way to the tool,
+			 * which this would complete without its data. The
+			 * initiator cannot tell; so none.
 			 */
-			bhs[3] = 2;
+			bhs[3] = NO_SUCCESS;
 		}
 		if (tc >= 0 && send_inv && live[tc].rsv && pct(80)) {
 			use_inv = 1;
