@@ -131,7 +131,7 @@ rm -f "$stop"
 # reader ID K: read random extents (4 KiB to 64 KiB) of whatever disk chain
 # K's session has now, compare each with the pattern; counts in reader.ID
 reader() {
-	local id=$1 k=$2 ok=0 err=0 bad=0 d off cnt got=$VM_SCEN_DIR/got.$1
+	local id=$1 k=$2 ok=0 err=0 bad=0 short=0 d off cnt got=$VM_SCEN_DIR/got.$1
 	while [ ! -e "$stop" ]; do
 		d=$(vm_disk_of_port "${port[k]}") || { sleep 1; continue; }
 		off=$((RANDOM % 256))
@@ -139,6 +139,18 @@ reader() {
 		[ $((off + cnt)) -le 256 ] || cnt=$((256 - off))
 		if timeout 60 dd if="/dev/$d" of="$got" bs=4096 skip=$off \
 			count=$cnt iflag=direct status=none 2>/dev/null; then
+			# fewer bytes than asked, without an error: the
+			# device was smaller then (its capacity unread or
+			# refused after a random answer to READ CAPACITY), or
+			# the end of the command failed after a part had
+			# come; a failed read, not wrong data
+			if [ "$(stat -c %s "$got")" -ne $((cnt * 4096)) ]; then
+				err=$((err + 1))
+				short=$((short + 1))
+				echo "$ok $err $bad $short" >"$VM_SCEN_DIR/reader.$id"
+				sleep 0.2
+				continue
+			fi
 			if cmp -s "$got" <(dd if="$img" bs=4096 skip=$off \
 				count=$cnt status=none); then
 				ok=$((ok + 1))
@@ -151,7 +163,7 @@ reader() {
 			err=$((err + 1))
 			sleep 0.2
 		fi
-		echo "$ok $err $bad" >"$VM_SCEN_DIR/reader.$id"
+		echo "$ok $err $bad $short" >"$VM_SCEN_DIR/reader.$id"
 	done
 }
 
@@ -222,7 +234,7 @@ while ! done_sent && [ $((SECONDS - start)) -lt "$limit" ]; do
 		for ((k = 1; k <= chains; k++)); do
 			vm_log "progress, chain $k: $(grep '^random ' "${out[k]}" | tail -n 1)"
 		done
-		vm_log "readers (ok failed wrong): $(cat "$VM_SCEN_DIR"/reader.* 2>/dev/null | tr '\n' ' ')"
+		vm_log "readers (ok failed wrong short): $(cat "$VM_SCEN_DIR"/reader.* 2>/dev/null | tr '\n' ' ')"
 		next=$((SECONDS + 30))
 	fi
 	sleep 2
@@ -230,13 +242,13 @@ done
 took=$((SECONDS - start))
 touch "$stop"
 wait "${rpids[@]}"
-ok=0 err=0 bad=0
+ok=0 err=0 bad=0 short=0
 for f in "$VM_SCEN_DIR"/reader.*; do
 	[ -e "$f" ] || continue
-	read -r o e b <"$f"
-	ok=$((ok + o)) err=$((err + e)) bad=$((bad + b))
+	read -r o e b sh <"$f"
+	ok=$((ok + o)) err=$((err + e)) bad=$((bad + b)) short=$((short + ${sh:-0}))
 done
-vm_log "random part: $took s, reads ok=$ok failed=$err wrong=$bad, logins again=$relogins, stuck sessions logged out and in=$kicks"
+vm_log "random part: $took s, reads ok=$ok failed=$err (short, without an error: $short) wrong=$bad, logins again=$relogins, stuck sessions logged out and in=$kicks"
 if ! done_sent; then
 	vm_log "the sequence did not finish within $limit s: stopping it"
 	for ((k = 1; k <= chains; k++)); do
