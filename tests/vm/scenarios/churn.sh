@@ -151,7 +151,9 @@ chain() {
 			vm_log "chain $k: login cycle $i ($(($(date +%s) - t0)) s)" >&3
 		fi
 		out=$(logout2 "$k" 2>&1) || { echo "logout $i of $(iqn_of "$k") failed: $out" >"/tmp/churn.chain$k.fail"; return 1; }
+		# stop with the I/O or with another chain that failed
 		[ -e /tmp/churn.iofail ] && return 0
+		compgen -G "/tmp/churn.chain*.fail" >/dev/null && return 0
 	done
 	return 0
 }
