@@ -729,16 +729,24 @@ vm_disk_of() {
 	done
 	return 1
 }
-# vm_disk_of_port PORT: the block device name (sdX) of the session whose
-# portal has port PORT (several iser_tgt instances, one per port)
-vm_disk_of_port() {
-	local sd c b
+# vm_sessions_of_port PORT: the sysfs directories of the iSCSI sessions
+# whose portal has port PORT (several iser_tgt instances, one per port;
+# during a new login the old session may still be there), one per line
+vm_sessions_of_port() {
+	local sd c
 	for sd in /sys/class/iscsi_session/session*; do
 		for c in "$sd"/device/connection*/iscsi_connection/connection*/persistent_port; do
-			[ "$(cat "$c" 2>/dev/null)" = "$1" ] || continue
-			for b in "$sd"/device/target*/*/block/*; do
-				[ -e "$b" ] && basename "$b" && return 0
-			done
+			[ "$(cat "$c" 2>/dev/null)" = "$1" ] && echo "$sd"
+		done
+	done
+}
+
+# vm_disk_of_port PORT: the block device name (sdX) of such a session
+vm_disk_of_port() {
+	local sd b
+	for sd in $(vm_sessions_of_port "$1"); do
+		for b in "$sd"/device/target*/*/block/*; do
+			[ -e "$b" ] && basename "$b" && return 0
 		done
 	done
 	return 1

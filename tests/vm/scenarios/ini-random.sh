@@ -104,23 +104,17 @@ has_session() { # K: iscsiadm lists a session to chain K's portal
 	iscsiadm -m session 2>/dev/null | grep -q " $(portal_of "$1"),"
 }
 sid_of() { # K: the iSCSI session number of chain K's session
-	local sd c
-	for sd in /sys/class/iscsi_session/session*; do
-		for c in "$sd"/device/connection*/iscsi_connection/connection*/persistent_port; do
-			[ "$(cat "$c" 2>/dev/null)" = "${port[$1]}" ] || continue
-			echo "${sd##*/session}"
-			return 0
-		done
+	local sd
+	for sd in $(vm_sessions_of_port "${port[$1]}"); do
+		echo "${sd##*/session}"
+		return 0
 	done
 	return 1
 }
 logged_in() { # K: chain K's session is LOGGED_IN
-	local sd c
-	for sd in /sys/class/iscsi_session/session*; do
-		for c in "$sd"/device/connection*/iscsi_connection/connection*/persistent_port; do
-			[ "$(cat "$c" 2>/dev/null)" = "${port[$1]}" ] || continue
-			[ "$(cat "$sd/state" 2>/dev/null)" = LOGGED_IN ] && return 0
-		done
+	local sd
+	for sd in $(vm_sessions_of_port "${port[$1]}"); do
+		[ "$(cat "$sd/state" 2>/dev/null)" = LOGGED_IN ] && return 0
 	done
 	return 1
 }
