@@ -125,12 +125,13 @@ rm -f "$stop"
 # reader ID K: read random extents (4 KiB to 64 KiB) of whatever disk chain
 # K's session has now, compare each with the pattern; counts in reader.ID
 reader() {
-	local id=$1 k=$2 ok=0 err=0 bad=0 short=0 d off cnt got=$VM_SCEN_DIR/got.$1
+	local id=$1 k=$2 ok=0 err=0 bad=0 short=0 d off cnt t0 got=$VM_SCEN_DIR/got.$1
 	while [ ! -e "$stop" ]; do
 		d=$(vm_disk_of_port "${port[k]}") || { sleep 1; continue; }
 		off=$((RANDOM % 256))
 		cnt=$((1 + RANDOM % 16))
 		[ $((off + cnt)) -le 256 ] || cnt=$((256 - off))
+		t0=$EPOCHREALTIME
 		if timeout 60 dd if="/dev/$d" of="$got" bs=4096 skip=$off \
 			count=$cnt iflag=direct status=none 2>/dev/null; then
 			# fewer bytes than asked, without an error: the
@@ -151,7 +152,7 @@ reader() {
 			else
 				bad=$((bad + 1))
 				cp "$got" "$VM_SCEN_DIR/wrong.$id.$bad"
-				vm_log "reader $id: WRONG DATA from /dev/$d, 4 KiB blocks $off+$cnt (kept as wrong.$id.$bad): $(python3 "$VM_REPO/tests/vm/guest/wrong-data.py" "$got" "$img" "$off" 2>&1)"
+				vm_log "reader $id: WRONG DATA from /dev/$d, 4 KiB blocks $off+$cnt, read from $t0 to $EPOCHREALTIME (kept as wrong.$id.$bad): $(python3 "$VM_REPO/tests/vm/guest/wrong-data.py" "$got" "$img" "$off" 2>&1)"
 			fi
 		else
 			err=$((err + 1))

@@ -188,6 +188,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include "iser_tool.h"
@@ -253,7 +254,7 @@ static struct ibv_mr *data_mr;
  */
 static unsigned char data_buf[ZERO_SIZE + INFO_SIZE + JUNK_SIZE];
 static int pattern;
-static int rmode;
+static int rmode, rverbose;
 static uint32_t mrdsl = DSL_MAX;
 static uint64_t trigger_lba = NO_TRIGGER;
 static uint16_t next_tsih = 1;
@@ -500,12 +501,27 @@ static int respond(const struct cmd *c, const struct answer *a, uint32_t itt,
 			inv);
 }
 
+/* wall-clock seconds, to line the -v trace up with the guest's other logs */
+static double wall_now(void)
+{
+	struct timeval tv;
+
+	gettimeofday(&tv, NULL);
+	return tv.tv_sec + tv.tv_usec / 1e6;
+}
+
 static int respond_ok(const struct cmd *c)
 {
 	struct answer a;
 	uint64_t lba;
 
 	emulate(c, &a, &lba);
+	if (rmode && rverbose) {
+		printf("answer t=%.6f itt=0x%08x status=0x%02x len=%u inv=%d\n",
+		       wall_now(), c->itt, a.status, a.len,
+		       send_inv && c->rsv);
+		fflush(stdout);
+	}
 	return respond(c, &a, c->itt, send_inv && c->rsv, c->stag);
 }
 
@@ -845,7 +861,7 @@ static int is_trigger(const struct cmd *c)
 static unsigned long long seed;
 static unsigned long rcount = 10000, rfirst, ridx, rend;
 static unsigned int rshare = 50;
-static int rverbose, rdone;
+static int rdone;
 /* no random PDU before the first READ of block -t (the scan is done) */
 static int armed;
 /*
@@ -861,6 +877,23 @@ static void rnd_stop(int sig)
 }
 
 /* the commands of this connection the tool has not answered */
+/* -v: a command as it arrives (the LBA of READ/WRITE 10 and 16) */
+static void trace_cmd(const struct cmd *c)
+{
+	const unsigned char *cdb = c->cdb;
+	unsigned long long lba = 0;
+
+	if (cdb[0] == 0x28 || cdb[0] == 0x2a)
+		lba = itool_get_be32(cdb + 2);
+	else if (cdb[0] == 0x88 || cdb[0] == 0x8a)
+		lba = (unsigned long long)itool_get_be32(cdb + 2) << 32 |
+		      itool_get_be32(cdb + 6);
+	printf("cmd t=%.6f itt=0x%08x cdb=0x%02x lba=%llu edtl=%u rsv=%d stag=0x%08x va=0x%llx\n",
+	       wall_now(), c->itt, cdb[0], lba, c->edtl, !!c->rsv, c->stag,
+	       (unsigned long long)c->va);
+	fflush(stdout);
+}
+
 static struct cmd live[LIVE_MAX];
 static int nr_live;
 /* ITTs answered, or of earlier connections: stale ones */
@@ -1314,8 +1347,8 @@ static int rnd_pdu(int cur)
 		rs.invalidates++;
 	len = hl + ahs * 4 + ((dlen + 3) & ~3u);
 	if (rverbose) {
-		printf("pdu %lu %s op=0x%02x flags=0x%02x itt=0x%08x%s dlen=%u ahs=%u iser=0x%02x",
-		       ridx, hostile ? "hostile" : "plausible", op, bhs[1],
+		printf("pdu %lu t=%.6f %s op=0x%02x flags=0x%02x itt=0x%08x%s dlen=%u ahs=%u iser=0x%02x",
+		       ridx, wall_now(), hostile ? "hostile" : "plausible", op, bhs[1],
 		       itt, tc >= 0 ? "(live)" : "", dlen, bhs[4],
 		       t.tx_buf[0]);
 		if (op == ISDM_OP_SCSI_RSP)
@@ -1392,6 +1425,8 @@ static int rnd_cmd(const unsigned char *msg)
 	parse_cmd(msg, &c);
 	memcpy(c.bhs, msg + ISDM_HDR_LEN_EXT, ISDM_BHS_LEN);
 	rs.cmds++;
+	if (rverbose)
+		trace_cmd(&c);
 	if (answer_live(1))
 		return -1;
 	i = live_find(c.itt);
