@@ -62,6 +62,14 @@
  *               (RFC 5046 8.3.2) and the write must fail
  *   hello-unasked  a HelloReply (12 bytes, accepting) where no Hello was
  *               sent: the wrong phase for it
+ *   kind-tmf    the trigger gets no SCSI Response but a TMF Response
+ *               "function complete" for its ITT: a response of another
+ *               kind of request (libiscsi before Linux 6.12.11x took it
+ *               and completed the READ as a success without its data)
+ *   kind-text   the same with a Text Response (F=1, TTT 0xffffffff)
+ *   kind-logout the same with a Logout Response "closed successfully"
+ *   kind-nop    the same with a NOP-In (TTT 0xffffffff): an answer to a
+ *               NOP-Out the initiator never sent
  *
  * A Hello from the initiator (ib_iser hello=on: its first iSER message
  * after the login) is answered with a proper HelloReply (version 1,
@@ -218,7 +226,7 @@ enum tcase {
 	ITT, ITT_BOGUS, INV_RKEY, INV_OTHER, INV_NOP, INV_UNNEG, OP_LOGIN,
 	OP_R2T, OP_DATAIN, OP_UNKNOWN, ISER_OP, BIGSEND, LATE_WRITE,
 	ABORT_LATE, HELLO_UNASKED, HELLO_REJ, HELLO_VER, HELLO_LEN, HELLO_NONE,
-	HELLO_PDU, HELLO_DROP,
+	HELLO_PDU, HELLO_DROP, KIND_TMF, KIND_TEXT, KIND_LOGOUT, KIND_NOP,
 };
 
 static const char *const case_names[] = {
@@ -227,6 +235,7 @@ static const char *const case_names[] = {
 	"inv-unneg", "op-login", "op-r2t", "op-datain", "op-unknown", "iser-op",
 	"bigsend", "late-write", "abort-late", "hello-unasked", "hello-rej",
 	"hello-ver", "hello-len", "hello-none", "hello-pdu", "hello-drop",
+	"kind-tmf", "kind-text", "kind-logout", "kind-nop",
 };
 
 #define NR_CASE_NAMES	ARRAY_SIZE(case_names)
@@ -690,6 +699,20 @@ static int offend(const struct cmd *c)
 		return respond_ok(c);
 	case HELLO_UNASKED:
 		return hello_reply(0, ISDM_ISER_VERSION, 1, ISDM_HELLO_LEN);
+	case KIND_TMF:
+		rsp_start(ISDM_OP_TMF_RSP, ISDM_BHS_FINAL, 0, c->itt, 1);
+		return post_rsp(hl, NULL, 0, 0, 0);
+	case KIND_TEXT:
+		bhs = rsp_start(ISDM_OP_TEXT_RSP, ISDM_BHS_FINAL, 0, c->itt, 1);
+		itool_put_be32(bhs + 20, 0xffffffff);	/* TTT */
+		return post_rsp(hl, NULL, 0, 0, 0);
+	case KIND_LOGOUT:
+		rsp_start(ISDM_OP_LOGOUT_RSP, ISDM_BHS_FINAL, 0, c->itt, 1);
+		return post_rsp(hl, NULL, 0, 0, 0);
+	case KIND_NOP:
+		bhs = rsp_start(ISDM_OP_NOP_IN, ISDM_BHS_FINAL, 0, c->itt, 1);
+		itool_put_be32(bhs + 20, 0xffffffff);	/* TTT */
+		return post_rsp(hl, NULL, 0, 0, 0);
 	default:
 		return -1;
 	}
