@@ -91,8 +91,10 @@
  *   [ late=...]
  *
  * login: full feature phase reached; sent: the case's PDU went out;
- * closed: the initiator disconnected within 20 s of it (self: the tool
- * did, for good and reserved when it had to); late (late-write and
+ * closed: the initiator disconnected within 20 s of it, on its own (the
+ * tool answers its NOP-Out pings meanwhile, so no ping timeout ends the
+ * connection for it; self: the tool did, for good and reserved when it
+ * had to); late (late-write and
  * abort-late only):
  * written when the late RDMA Write succeeded, refused when it failed;
  * hello=yes: the initiator sent a Hello on the connection.
@@ -1479,6 +1481,15 @@ static int rnd_cmd(const unsigned char *msg)
 	return answer_live(0);
 }
 
+/* the NOP-In that answers the initiator's NOP-Out (a ping) of ITT @itt */
+static int nop_answer(uint32_t itt)
+{
+	unsigned char *r = rsp_start(ISDM_OP_NOP_IN, ISDM_BHS_FINAL, 0, itt, 1);
+
+	itool_put_be32(r + 20, 0xffffffff);
+	return post_rsp(ISDM_HDR_LEN_EXT + ISDM_BHS_LEN, NULL, 0, 0, 0);
+}
+
 /*
  * One full-feature PDU. 0 to go on, 1 when the case was done (wait for
  * the initiator to close), -1 on a local error.
@@ -1504,9 +1515,7 @@ static int ffp_step(const unsigned char *msg)
 			return 0;	/* the answer to our ping */
 		if (rmode && answer_live(1))
 			return -1;
-		r = rsp_start(ISDM_OP_NOP_IN, ISDM_BHS_FINAL, 0, itt, 1);
-		itool_put_be32(r + 20, 0xffffffff);
-		return post_rsp(ISDM_HDR_LEN_EXT + ISDM_BHS_LEN, NULL, 0, 0, 0);
+		return nop_answer(itt);
 	case ISDM_OP_SCSI_CMD:
 		if (rmode)
 			return rnd_cmd(msg);
@@ -1685,8 +1694,24 @@ static void serve(struct rdma_cm_event *ev, enum tcase c, double deadline)
 			}
 			continue;
 		}
-		if (len < 0 || until)
-			continue;	/* nothing, or the case is done: wait */
+		if (len < 0)
+			continue;
+		if (until) {
+			/*
+			 * The case is done: wait for the initiator to end
+			 * the connection on its own. Its pings are answered,
+			 * so that no ping timeout ends it for it (a PDU it
+			 * took would pass for one it refused).
+			 */
+			if (len >= ISDM_HDR_LEN_EXT + ISDM_BHS_LEN &&
+			    (msg[ISDM_HDR_LEN_EXT] & ISDM_BHS_OPCODE_MASK) ==
+			    ISDM_OP_NOP_OUT &&
+			    itool_get_be32(msg + ISDM_HDR_LEN_EXT + 16) !=
+			    0xffffffff)
+				nop_answer(itool_get_be32(msg +
+							  ISDM_HDR_LEN_EXT + 16));
+			continue;
+		}
 		if (logged_in && len > 0 && !hello_seen &&
 		    (msg[0] & ISDM_OP_MASK) == ISDM_OP_HELLO) {
 			ret = hello_step(msg, len);
