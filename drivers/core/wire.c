@@ -710,6 +710,47 @@ int isdm_pdu_classify(__u8 opcode)
 }
 
 /**
+ * isdm_rsp_answers() - whether a target PDU can answer a given request
+ * @req_opcode: opcode of the request whose task the PDU's ITT names (BHS
+ *	byte 0 as sent; the immediate bit is ignored)
+ * @rsp_opcode: opcode of the received PDU (BHS byte 0)
+ *
+ * RFC 3720 section 10 (10.4, 10.6 to 10.8, 10.11, 10.13, 10.15, 10.19):
+ * the ITT of a NOP-In names a NOP-Out, that of a SCSI Response, Data-In or R2T a SCSI
+ * Command, and a TMF, Login, Text or Logout Response names a request of
+ * its own kind. An initiator must not let a PDU complete a task of another
+ * kind (libiscsi of some kernels looks such an ITT up without checking,
+ * and would complete a READ as a success without its data).
+ *
+ * Return: true when a PDU of @rsp_opcode may answer a request of
+ * @req_opcode.
+ */
+bool isdm_rsp_answers(__u8 req_opcode, __u8 rsp_opcode)
+{
+	__u8 req = req_opcode & ISDM_BHS_OPCODE_MASK;
+
+	switch (rsp_opcode & ISDM_BHS_OPCODE_MASK) {
+	case ISDM_OP_NOP_IN:
+		return req == ISDM_OP_NOP_OUT;
+	case ISDM_OP_SCSI_RSP:
+	case ISDM_OP_DATA_IN:
+	case ISDM_OP_R2T:
+		return req == ISDM_OP_SCSI_CMD;
+	case ISDM_OP_TMF_RSP:
+		return req == ISDM_OP_TMF_REQ;
+	case ISDM_OP_LOGIN_RSP:
+		return req == ISDM_OP_LOGIN_REQ;
+	case ISDM_OP_TEXT_RSP:
+		return req == ISDM_OP_TEXT_REQ;
+	case ISDM_OP_LOGOUT_RSP:
+		return req == ISDM_OP_LOGOUT_REQ;
+	default:
+		return false;
+	}
+}
+EXPORT_SYMBOL_GPL(isdm_rsp_answers);
+
+/**
  * isdm_send_op() - which Send-type message carries an outgoing PDU
  * @bhs: the PDU's BHS (%ISDM_BHS_LEN bytes)
  * @adv: for a SCSI Response, the STags its command advertised; else NULL

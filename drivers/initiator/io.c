@@ -813,6 +813,41 @@ int isi_alloc_pdu(struct iscsi_task *task, u8 opcode)
 
 /* ---- receives ---- */
 
+/*
+ * A NOP-In or a TMF, Login, Text or Logout Response that names a task must
+ * name a live task of the request it answers. libiscsi of some kernels
+ * (Debian's 6.12.107) looks such an ITT up without checking either: a TMF
+ * Response naming a READ completed the READ as a success without its data,
+ * one naming a free task dropped its last reference again. SCSI Responses
+ * go through iscsi_itt_to_ctask(), which checks; iSER carries no Data-In
+ * or R2T.
+ *
+ * Context: the session's back_lock held (task states change under it).
+ */
+static bool isi_itt_kind_ok(struct iscsi_conn *conn, struct iscsi_hdr *hdr,
+			    u8 opcode)
+{
+	struct iscsi_task *task;
+
+	switch (opcode) {
+	case ISDM_OP_NOP_IN:
+	case ISDM_OP_TMF_RSP:
+	case ISDM_OP_LOGIN_RSP:
+	case ISDM_OP_TEXT_RSP:
+	case ISDM_OP_LOGOUT_RSP:
+		break;
+	default:
+		return true;
+	}
+	if (hdr->itt == RESERVED_ITT)
+		return true;	/* unsolicited: libiscsi's own checks */
+	task = iscsi_itt_to_task(conn, hdr->itt);
+	if (!task)
+		return true;	/* no such index: libiscsi refuses it */
+	return task->state != ISCSI_TASK_FREE && !task->sc && task->hdr &&
+	       isdm_rsp_answers(task->hdr->opcode, opcode);
+}
+
 /* A Send with Invalidate must name the MR of the command it answers. */
 static int isi_check_inv(struct isi_conn *ic, struct ib_wc *wc,
 			 struct iscsi_hdr *hdr, u8 opcode)
@@ -1157,6 +1192,14 @@ static void isi_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	hdr = (struct iscsi_hdr *)((u8 *)buf + pdu.bhs_off);
 
 	spin_lock(&conn->session->back_lock);
+	if (!isi_itt_kind_ok(conn, hdr, pdu.opcode)) {
+		spin_unlock(&conn->session->back_lock);
+		pr_err_ratelimited("PDU 0x%x for ITT 0x%x, no task it answers: refused\n",
+				   pdu.opcode,
+				   be32_to_cpu((__force __be32)hdr->itt));
+		isi_fail(ic, ISCSI_ERR_BAD_ITT);
+		return;
+	}
 	if (wc->wc_flags & IB_WC_WITH_INVALIDATE) {
 		ret = isi_check_inv(ic, wc, hdr, pdu.opcode);
 		if (ret) {

@@ -416,6 +416,7 @@ int isdm_check_ahs(const void *bhs, const void *ahs, __u32 ahs_len);
 
 /* PDU classification and the Send-type rules */
 int isdm_pdu_classify(__u8 opcode);
+bool isdm_rsp_answers(__u8 req_opcode, __u8 rsp_opcode);
 int isdm_send_op(const void *bhs, const struct isdm_stags *adv,
 		 const struct isdm_mode *mode, struct isdm_send_op *op);
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * SCSI Command STags against the command's direction, the RFC 5046 7
- * classification of all 64 iSCSI opcodes, and which Send-type message
- * carries each outgoing PDU.
+ * classification of all 64 iSCSI opcodes, which Send-type message
+ * carries each outgoing PDU, and which request each target PDU answers.
  */
 #include "unit.h"
 
@@ -362,6 +362,46 @@ static void send_not_a_send(void **state)
 	send_check("0x3c", 0x3c, 0x80, NULL, &inv_on, -EOPNOTSUPP, 0, 0);
 }
 
+/* which request each target PDU answers, over all 64 x 64 opcode pairs */
+static void rsp_answers_all(void **state)
+{
+	static const struct { __u8 req, rsp; } pairs[] = {
+		{ 0x00, 0x20 }, { 0x01, 0x21 }, { 0x01, 0x25 }, { 0x01, 0x31 },
+		{ 0x02, 0x22 }, { 0x03, 0x23 }, { 0x04, 0x24 }, { 0x06, 0x26 },
+	};
+	unsigned int req, rsp, i, yes = 0;
+	char what[48];
+
+	(void)state;
+	for (req = 0; req < 64; req++) {
+		for (rsp = 0; rsp < 64; rsp++) {
+			bool want = false;
+
+			for (i = 0; i < ARRAY_SIZE(pairs); i++)
+				if (pairs[i].req == req && pairs[i].rsp == rsp)
+					want = true;
+			snprintf(what, sizeof(what), "request 0x%02x, PDU 0x%02x",
+				 req, rsp);
+			unit_eq(what, isdm_rsp_answers(req, rsp), want);
+			/* the immediate bit of the request and the top bits
+			 * of either byte do not matter
+			 */
+			unit_eq(what, isdm_rsp_answers(req | 0x40, rsp | 0xc0),
+				want);
+			yes += want;
+		}
+	}
+	assert_int_equal(yes, ARRAY_SIZE(pairs));
+	/* a TMF, Text or Logout Response or NOP-In never answers a READ */
+	assert_false(isdm_rsp_answers(0x01, 0x22));
+	assert_false(isdm_rsp_answers(0x01, 0x24));
+	assert_false(isdm_rsp_answers(0x01, 0x26));
+	assert_false(isdm_rsp_answers(0x01, 0x20));
+	/* nor a SCSI Response a NOP-Out or TMF */
+	assert_false(isdm_rsp_answers(0x00, 0x21));
+	assert_false(isdm_rsp_answers(0x02, 0x21));
+}
+
 int main(void)
 {
 	static const struct CMUnitTest tests[] = {
@@ -377,6 +417,7 @@ int main(void)
 		cmocka_unit_test(send_data_out),
 		cmocka_unit_test(send_other_control),
 		cmocka_unit_test(send_not_a_send),
+		cmocka_unit_test(rsp_answers_all),
 	};
 
 	unit_plan(ARRAY_SIZE(tests));

@@ -1372,8 +1372,9 @@ static int rnd_pdu(int cur)
 		rs.invalidates++;
 	len = hl + ahs * 4 + ((dlen + 3) & ~3u);
 	if (rverbose) {
-		printf("pdu %lu t=%.6f %s op=0x%02x flags=0x%02x itt=0x%08x%s dlen=%u ahs=%u iser=0x%02x",
-		       ridx, wall_now(), hostile ? "hostile" : "plausible", op, bhs[1],
+		printf("pdu %lu t=%.6f ", ridx, wall_now());
+		printf("%s op=0x%02x flags=0x%02x itt=0x%08x%s dlen=%u ahs=%u iser=0x%02x",
+		       hostile ? "hostile" : "plausible", op, bhs[1],
 		       itt, tc >= 0 ? "(live)" : "", dlen, bhs[4],
 		       t.tx_buf[0]);
 		if (op == ISDM_OP_SCSI_RSP)
