@@ -65,10 +65,13 @@ for c in "${cases[@]}"; do
 done
 n=${#names[@]}
 
+# seconds for all cases (the debug kernel reconnects about 3 times slower)
+limit=$((240 * ${VM_TIMEOUT_SCALE:-1}))
+
 vm_rxe_up
 vm_load_roles
 out=$VM_SCEN_DIR/iser_tgt.out
-vm_iser_tgt_start "$out" "$(IFS=,; echo "${names[*]}")" -t 1000 -w 240
+vm_iser_tgt_start "$out" "$(IFS=,; echo "${names[*]}")" -t 1000 -w "$limit"
 tpid=$VM_ISER_TGT_PID
 vm_iscsid_start
 dev=$(vm_iser_tgt_login) || exit 1
@@ -87,7 +90,7 @@ ini_logged_in() {
 # is three commands in flight at once).
 echo 4 >"/sys/block/${dev#/dev/}/queue/max_sectors_kb" ||
 	vm_fail "cannot set max_sectors_kb of $dev"
-end=$((SECONDS + 240))
+end=$((SECONDS + limit))
 reads=()
 while [ "$(served)" -lt $((n - 1)) ] && [ $SECONDS -lt $end ]; do
 	kill -0 "$tpid" 2>/dev/null || break
@@ -100,7 +103,7 @@ wait "${reads[@]}"
 vm_log "iser_tgt served $(served) of $n cases:"
 cat "$out"
 [ "$(served)" -ge $((n - 1)) ] ||
-	vm_fail "iser_tgt served $(served) of $n cases in 240 s"
+	vm_fail "iser_tgt served $(served) of $n cases in $limit s"
 
 # what the tool, the session and iscsid last said, for a failure reason
 state() {
