@@ -12,11 +12,11 @@
 # wrong rkey or on a PDU that must not carry one or when it was not
 # negotiated, opcodes wrong for the phase, a reserved iSER opcode, a Send
 # larger than the receive buffers, a HelloReply when no Hello was sent
-# (ini-hello.sh has the Hello cases); a TMF, Text or Logout Response or a
-# NOP-In naming a READ's ITT (a response to a request that READ never
-# was: libiscsi of Debian's 6.12.107 completes the READ with it, as a
-# success without data); and reserved bits everywhere, which must be
-# ignored. The scenario reads block 1000 in a loop until every
+# (ini-hello.sh has the Hello cases); a TMF, Text or Logout Response, a
+# NOP-In or a Reject of a ping naming a READ's ITT (a response to a
+# request that READ never was: libiscsi of Debian's 6.12.107 completes
+# the READ with it, as a success without data); and reserved bits
+# everywhere, which must be ignored. The scenario reads block 1000 in a loop until every
 # case is served. Each case must end the connection (the tool sees the
 # initiator disconnect) with the kernel log line that names it, and
 # nothing worse (run-job.sh fails on WARNING, BUG, Oops). The last
@@ -57,6 +57,7 @@ cases=(
 	"kind-text|$ffp|PDU 0x24 for ITT 0x[0-9a-f]+, no task it answers: refused"
 	"kind-logout|$ffp|PDU 0x26 for ITT 0x[0-9a-f]+, no task it answers: refused"
 	"kind-nop|$ffp|PDU 0x20 for ITT 0x[0-9a-f]+, no task it answers: refused"
+	"kind-reject|$ffp|PDU 0x3f for ITT 0x[0-9a-f]+, no task it answers: refused"
 	"good|login=ok sent=no closed=yes|"
 )
 names=()

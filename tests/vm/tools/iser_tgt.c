@@ -70,6 +70,10 @@
  *   kind-logout the same with a Logout Response "closed successfully"
  *   kind-nop    the same with a NOP-In (TTT 0xffffffff): an answer to a
  *               NOP-Out the initiator never sent
+ *   kind-reject the same with a Reject "immediate command reject" whose
+ *               rejected header is a NOP-Out with the READ's ITT (libiscsi
+ *               takes that as the end of its ping, and 6.12.107's would
+ *               complete the READ with it)
  *
  * A Hello from the initiator (ib_iser hello=on: its first iSER message
  * after the login) is answered with a proper HelloReply (version 1,
@@ -134,8 +138,9 @@
  * (random TTT, no data), an Async Message of event 0, 4 or 255, a
  * Reject (of the command's header); the rest are hostile: every target
  * opcode (SCSI, TMF, Text, Logout and Login Response, NOP-In, R2T,
- * Data-In with and without status, Reject, Async Message of every event),
- * reserved and vendor opcodes 0x27-0x30, 0x33-0x3e, and initiator
+ * Data-In with and without status, Reject, Async Message of every event;
+ * a Reject's rejected header may be a ping naming an issued, stale or
+ * bogus ITT), reserved and vendor opcodes 0x27-0x30, 0x33-0x3e, and initiator
  * opcodes; random flags, ITTs (the command's, another issued one, stale
  * ones, 0xffffffff, bogus), LUN bytes, AHS, noise in the BHS, iSER header
  * reserved bits and Write/Read STags and VAs. For all: StatSN mostly the
@@ -229,6 +234,7 @@ enum tcase {
 	OP_R2T, OP_DATAIN, OP_UNKNOWN, ISER_OP, BIGSEND, LATE_WRITE,
 	ABORT_LATE, HELLO_UNASKED, HELLO_REJ, HELLO_VER, HELLO_LEN, HELLO_NONE,
 	HELLO_PDU, HELLO_DROP, KIND_TMF, KIND_TEXT, KIND_LOGOUT, KIND_NOP,
+	KIND_REJECT,
 };
 
 static const char *const case_names[] = {
@@ -237,7 +243,7 @@ static const char *const case_names[] = {
 	"inv-unneg", "op-login", "op-r2t", "op-datain", "op-unknown", "iser-op",
 	"bigsend", "late-write", "abort-late", "hello-unasked", "hello-rej",
 	"hello-ver", "hello-len", "hello-none", "hello-pdu", "hello-drop",
-	"kind-tmf", "kind-text", "kind-logout", "kind-nop",
+	"kind-tmf", "kind-text", "kind-logout", "kind-nop", "kind-reject",
 };
 
 #define NR_CASE_NAMES	ARRAY_SIZE(case_names)
@@ -611,6 +617,16 @@ static int hello_step(const unsigned char *msg, int len)
 }
 
 /* The trigger of a full-feature case: send what the initiator must refuse. */
+/* the BHS of an immediate NOP-Out (a ping) of ITT @itt, at @p */
+static void nop_out_hdr(unsigned char *p, uint32_t itt)
+{
+	memset(p, 0, ISDM_BHS_LEN);
+	p[0] = 0x40 | ISDM_OP_NOP_OUT;
+	p[1] = ISDM_BHS_FINAL;
+	itool_put_be32(p + 16, itt);
+	itool_put_be32(p + 20, 0xffffffff);	/* TTT */
+}
+
 static int offend(const struct cmd *c)
 {
 	struct answer a;
@@ -715,6 +731,12 @@ static int offend(const struct cmd *c)
 		bhs = rsp_start(ISDM_OP_NOP_IN, ISDM_BHS_FINAL, 0, c->itt, 1);
 		itool_put_be32(bhs + 20, 0xffffffff);	/* TTT */
 		return post_rsp(hl, NULL, 0, 0, 0);
+	case KIND_REJECT:
+		bhs = rsp_start(ISDM_OP_REJECT, ISDM_BHS_FINAL, ISDM_BHS_LEN,
+				0xffffffff, 1);
+		bhs[2] = 0x06;		/* immediate command reject */
+		nop_out_hdr(t.tx_buf + hl, c->itt);
+		return post_rsp(hl + ISDM_BHS_LEN, NULL, 0, 0, 0);
 	default:
 		return -1;
 	}
@@ -1308,9 +1330,17 @@ static int rnd_pdu(int cur)
 	case ISDM_OP_REJECT:
 		bhs[2] = pct(85) ? rnd_reasons[rnd(sizeof(rnd_reasons))] :
 			 (unsigned char)rnd64();
-		/* the rejected header: the command at hand's, or noise */
-		if (dlen >= ISDM_BHS_LEN && cur >= 0 && pct(60))
+		/*
+		 * the rejected header: the command at hand's, or (hostile)
+		 * a ping naming a command, which libiscsi would take as
+		 * the end of its ping, or noise
+		 */
+		if (dlen >= ISDM_BHS_LEN && cur >= 0 && pct(60)) {
 			memcpy(data, live[cur].bhs, ISDM_BHS_LEN);
+		} else if (dlen >= ISDM_BHS_LEN && hostile && pct(40)) {
+			bhs[2] = 0x06;	/* immediate command reject */
+			nop_out_hdr(data, rnd_itt(cur));
+		}
 		break;
 	case ISDM_OP_ASYNC: {
 		/* plausible: those that do not end the connection */
