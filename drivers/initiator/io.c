@@ -815,20 +815,27 @@ int isi_alloc_pdu(struct iscsi_task *task, u8 opcode)
 
 /*
  * A NOP-In or a TMF, Login, Text or Logout Response that names a task must
- * name a live task of the request it answers. libiscsi of some kernels
- * (Debian's 6.12.107) looks such an ITT up without checking either: a TMF
- * Response naming a READ completed the READ as a success without its data,
- * one naming a free task dropped its last reference again. SCSI Responses
- * go through iscsi_itt_to_ctask(), which checks; iSER carries no Data-In
- * or R2T.
+ * name a live task of the request it answers, and so must a Reject of a
+ * NOP-Out for "too many immediate commands" (libiscsi takes that as the
+ * answer to its ping). libiscsi of some kernels (Debian's 6.12.107) looks
+ * these ITTs up without checking either: a TMF Response naming a READ
+ * completed the READ as a success without its data, one naming a free
+ * task dropped its last reference again (the task then went back to the
+ * pool twice). SCSI Responses go through iscsi_itt_to_ctask(), which
+ * checks; iSER carries no Data-In or R2T.
  *
+ * @itt is set to the ITT looked at, for the log line.
  * Context: the session's back_lock held (task states change under it).
  */
 static bool isi_itt_kind_ok(struct iscsi_conn *conn, struct iscsi_hdr *hdr,
-			    u8 opcode)
+			    u8 opcode, const u8 *data, u32 data_len,
+			    itt_t *itt)
 {
+	const struct iscsi_hdr *rej = (const struct iscsi_hdr *)data;
 	struct iscsi_task *task;
+	u8 answers = opcode;
 
+	*itt = hdr->itt;
 	switch (opcode) {
 	case ISDM_OP_NOP_IN:
 	case ISDM_OP_TMF_RSP:
@@ -836,16 +843,26 @@ static bool isi_itt_kind_ok(struct iscsi_conn *conn, struct iscsi_hdr *hdr,
 	case ISDM_OP_TEXT_RSP:
 	case ISDM_OP_LOGOUT_RSP:
 		break;
+	case ISDM_OP_REJECT:
+		/* libiscsi looks only at this reason and opcode */
+		if (((struct iscsi_reject *)hdr)->reason !=
+		    ISCSI_REASON_IMM_CMD_REJECT ||
+		    data_len < ISDM_BHS_LEN ||
+		    (rej->opcode & ISDM_BHS_OPCODE_MASK) != ISDM_OP_NOP_OUT)
+			return true;
+		*itt = rej->itt;
+		answers = ISDM_OP_NOP_IN;
+		break;
 	default:
 		return true;
 	}
-	if (hdr->itt == RESERVED_ITT)
+	if (*itt == RESERVED_ITT)
 		return true;	/* unsolicited: libiscsi's own checks */
-	task = iscsi_itt_to_task(conn, hdr->itt);
+	task = iscsi_itt_to_task(conn, *itt);
 	if (!task)
 		return true;	/* no such index: libiscsi refuses it */
 	return task->state != ISCSI_TASK_FREE && !task->sc && task->hdr &&
-	       isdm_rsp_answers(task->hdr->opcode, opcode);
+	       isdm_rsp_answers(task->hdr->opcode, answers);
 }
 
 /* A Send with Invalidate must name the MR of the command it answers. */
@@ -1150,6 +1167,7 @@ static void isi_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct isdm_rx_pdu pdu;
 	struct iscsi_hdr *hdr;
 	void *buf = d->buf;
+	itt_t itt;
 	int ret;
 
 	if (login)
@@ -1192,11 +1210,11 @@ static void isi_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	hdr = (struct iscsi_hdr *)((u8 *)buf + pdu.bhs_off);
 
 	spin_lock(&conn->session->back_lock);
-	if (!isi_itt_kind_ok(conn, hdr, pdu.opcode)) {
+	if (!isi_itt_kind_ok(conn, hdr, pdu.opcode, (u8 *)buf + pdu.data_off,
+			     pdu.data_len, &itt)) {
 		spin_unlock(&conn->session->back_lock);
 		pr_err_ratelimited("PDU 0x%x for ITT 0x%x, no task it answers: refused\n",
-				   pdu.opcode,
-				   be32_to_cpu((__force __be32)hdr->itt));
+				   pdu.opcode, be32_to_cpu((__force __be32)itt));
 		isi_fail(ic, ISCSI_ERR_BAD_ITT);
 		return;
 	}
