@@ -30,6 +30,28 @@ progress() {
 	echo "@@ $*" >/dev/ttyS1
 }
 
+# stuck_dump NAME: after a scenario timed out, what its processes wait
+# on, into the kernel log (the console; nothing here touches the 9p
+# shares, which may be what hangs): each task in D state and each
+# iscsid, iscsiadm, dd, fio or iser_tgt with its state, wait channel and
+# kernel stack, then sysrq w (blocked tasks)
+stuck_dump() {
+	local d pid comm state stack
+	echo "iser-vm: $1 timed out; its tasks:" >/dev/kmsg
+	for d in /proc/[0-9]*; do
+		pid=${d#/proc/}
+		read -r comm <"$d/comm" 2>/dev/null || continue
+		state=$(sed -n 's/^State:[[:space:]]*//p' "$d/status" 2>/dev/null)
+		case $state:$comm in
+		D*|*:iscsid|*:iscsiadm|*:dd|*:fio|*:iser_tgt) ;;
+		*) continue ;;
+		esac
+		stack=$(tr '\n' ' ' <"$d/stack" 2>/dev/null)
+		echo "iser-vm: pid $pid $comm $state wchan $(cat "$d/wchan" 2>/dev/null): $stack" >/dev/kmsg
+	done
+	echo w >/proc/sysrq-trigger 2>/dev/null
+}
+
 # taint bits a scenario may set: O (12, out-of-tree module: ours) and E
 # (13, unsigned module: ours, on a kernel that checks signatures)
 VM_TAINT_OK=$(((1 << 12) | (1 << 13)))
@@ -76,6 +98,7 @@ while read -r name ini tgt _default tmo body args <&3; do
 		rc=$?
 		if [ $rc = 124 ] || [ $rc = 137 ]; then
 			reason="timed out after ${tmo}s"
+			stuck_dump "$name"
 		elif [ $rc != 0 ]; then
 			reason=$(cat "$dir/reason" 2>/dev/null)
 			[ -n "$reason" ] || reason="scenario body exited with status $rc"
