@@ -86,6 +86,7 @@ selftest-ok       none none yes 60 selftest ok
 selftest-warn     none none yes 60 selftest warn
 selftest-taint    none none yes 60 selftest taint
 selftest-console  none none yes 60 selftest console
+selftest-hang     none none yes 10 selftest hang
 selftest-crash    none none yes 90 selftest crash
 selftest-late     none none yes 60 selftest late
 LIST
@@ -100,6 +101,10 @@ check gate-taint "a new taint flag fails the row" \
 	has "$g" "^FAIL $kernel selftest-taint: the kernel was tainted: W\\(bit 9\\)"
 check gate-console "a bad line only on the console fails the row" \
 	has "$g" "^FAIL $kernel selftest-console: console: BUG: iser-vm selftest"
+check gate-hang "a row past its timeout fails" \
+	has "$g" "^FAIL $kernel selftest-hang: timed out after 10s"
+check gate-hang-dump "a row past its timeout leaves its tasks in the kernel log" \
+	has "$out/logs/$kernel/selftest-hang/dmesg" "iser-vm: pid [0-9]+ dd S"
 check gate-crash "a guest that crashes fails the running row" \
 	has "$g" "^FAIL $kernel selftest-crash: guest stopped unexpectedly"
 check gate-after-crash "the rows after a crash run in a new boot" \
@@ -109,7 +114,7 @@ check gate-late "a bad line after the last END fails the boot" \
 check gate-late-console "the host sees the late line on the console too" \
 	has "$g" "^FAIL $kernel boot2: kernel log outside every scenario: BUG: iser-vm selftest: a late oops"
 check gates-count "the summary counts every row and boot failure" \
-	has "$g" "^2 passed, 6 failed\$"
+	has "$g" "^2 passed, 7 failed\$"
 
 # a small log ring (Debian's default 128 KiB) and a flood: the lost BEGIN
 # marker must fail the row, not leave an empty window that passes

@@ -17,6 +17,10 @@
 #   late     a "BUG:" line once the row has ended (after its END
 #            marker, as a deferred oops after rmmod would be): the final
 #            check must fail the boot (the row itself passes)
+#   hang     a dd blocked opening a FIFO nobody writes, and the row
+#            sleeping past its timeout: the row must FAIL as timed out
+#            and leave the dd's state and stack in the kernel log
+#            (run-job.sh's stuck_dump); the dd gives up after 60 s
 #   crash    the guest crashes (sysrq c) in the middle of the row: the row
 #            must FAIL and the rows after it must run in a new boot
 #   leak     loads build/leaktest-RELEASE/iser_leaktest.ko, a module that
@@ -58,6 +62,14 @@ late)
 		done
 		echo "BUG: iser-vm selftest: a late oops" >/dev/kmsg' \
 		</dev/null >/dev/null 2>&1 &
+	;;
+hang)
+	fifo=/tmp/iser-vm-hang.fifo
+	rm -f "$fifo"
+	mkfifo "$fifo" || vm_fail "cannot make $fifo"
+	timeout 60 dd if="$fifo" of=/dev/null status=none &
+	sleep 300
+	vm_fail "the row was not stopped at its timeout"
 	;;
 crash)
 	sync
