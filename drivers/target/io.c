@@ -378,6 +378,16 @@ static void ist_send_done(struct ib_cq *cq, struct ib_wc *wc)
 		ist_wc_failed(ic, wc, "send failed");
 		/* a stashed continuation's buffer goes with the ring */
 		icmd->text_cont = NULL;
+		/*
+		 * A Logout Response that never went out (the initiator
+		 * closed the connection right after its Logout): LIO's
+		 * logout post handler will not run, so nothing else
+		 * completes what ist_wait_conn() waits on for the response;
+		 * without this, the close waited SECONDS_FOR_LOGOUT_COMP
+		 * (15 s) with the connection IN_LOGOUT.
+		 */
+		if (cmd->i_state == ISTATE_SEND_LOGOUTRSP)
+			complete(&cmd->conn->conn_logout_comp);
 		ist_put_cmd(icmd, true);
 		return;
 	}
