@@ -380,6 +380,28 @@ static void put_be64(unsigned char *p, uint64_t v)
 	itool_put_be32(p + 4, (uint32_t)v);
 }
 
+/* the LBA of a READ or WRITE (6), (10) or (16) CDB, in @lba: 1, else 0 */
+static int cdb_lba(const unsigned char *cdb, uint64_t *lba)
+{
+	switch (cdb[0]) {
+	case 0x08:
+	case 0x0a:
+		*lba = (uint32_t)(cdb[1] & 0x1f) << 16 | cdb[2] << 8 | cdb[3];
+		return 1;
+	case 0x28:
+	case 0x2a:
+		*lba = itool_get_be32(cdb + 2);
+		return 1;
+	case 0x88:
+	case 0x8a:
+		*lba = (uint64_t)itool_get_be32(cdb + 2) << 32 |
+		       itool_get_be32(cdb + 6);
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 /*
  * The LUN: a 1 MiB disk of zeros (of the pattern with -P). Sets @lba for
  * READs, else leaves it.
@@ -444,18 +466,17 @@ static void emulate(const struct cmd *c, struct answer *a, uint64_t *lba)
 		a->len = 8;
 		break;
 	case 0x08:			/* READ (6): what sd falls back to */
-		*lba = (uint32_t)(cdb[1] & 0x1f) << 16 | cdb[2] << 8 | cdb[3];
+		cdb_lba(cdb, lba);
 		a->len = (cdb[4] ? cdb[4] : 256) * 512;
 		a->data = data_buf;
 		break;
 	case 0x28:			/* READ (10) */
-		*lba = itool_get_be32(cdb + 2);
+		cdb_lba(cdb, lba);
 		a->len = (uint32_t)(cdb[7] << 8 | cdb[8]) * 512;
 		a->data = data_buf;
 		break;
 	case 0x88:			/* READ (16) */
-		*lba = (uint64_t)itool_get_be32(cdb + 2) << 32 |
-		       itool_get_be32(cdb + 6);
+		cdb_lba(cdb, lba);
 		a->len = itool_get_be32(cdb + 10) * 512;
 		a->data = data_buf;
 		break;
@@ -617,6 +638,15 @@ static int hello_step(const unsigned char *msg, int len)
 }
 
 /* The trigger of a full-feature case: send what the initiator must refuse. */
+/* the NOP-In that answers the initiator's NOP-Out (a ping) of ITT @itt */
+static int nop_answer(uint32_t itt)
+{
+	unsigned char *r = rsp_start(ISDM_OP_NOP_IN, ISDM_BHS_FINAL, 0, itt, 1);
+
+	itool_put_be32(r + 20, 0xffffffff);
+	return post_rsp(ISDM_HDR_LEN_EXT + ISDM_BHS_LEN, NULL, 0, 0, 0);
+}
+
 /* the BHS of an immediate NOP-Out (a ping) of ITT @itt, at @p */
 static void nop_out_hdr(unsigned char *p, uint32_t itt)
 {
@@ -717,19 +747,16 @@ static int offend(const struct cmd *c)
 		return respond_ok(c);
 	case HELLO_UNASKED:
 		return hello_reply(0, ISDM_ISER_VERSION, 1, ISDM_HELLO_LEN);
-	case KIND_TMF:
-		rsp_start(ISDM_OP_TMF_RSP, ISDM_BHS_FINAL, 0, c->itt, 1);
-		return post_rsp(hl, NULL, 0, 0, 0);
-	case KIND_TEXT:
-		bhs = rsp_start(ISDM_OP_TEXT_RSP, ISDM_BHS_FINAL, 0, c->itt, 1);
-		itool_put_be32(bhs + 20, 0xffffffff);	/* TTT */
-		return post_rsp(hl, NULL, 0, 0, 0);
-	case KIND_LOGOUT:
-		rsp_start(ISDM_OP_LOGOUT_RSP, ISDM_BHS_FINAL, 0, c->itt, 1);
-		return post_rsp(hl, NULL, 0, 0, 0);
 	case KIND_NOP:
-		bhs = rsp_start(ISDM_OP_NOP_IN, ISDM_BHS_FINAL, 0, c->itt, 1);
-		itool_put_be32(bhs + 20, 0xffffffff);	/* TTT */
+		return nop_answer(c->itt);
+	case KIND_TMF:
+	case KIND_TEXT:
+	case KIND_LOGOUT:
+		bhs = rsp_start(tcase == KIND_TMF ? ISDM_OP_TMF_RSP :
+				tcase == KIND_TEXT ? ISDM_OP_TEXT_RSP :
+				ISDM_OP_LOGOUT_RSP, ISDM_BHS_FINAL, 0, c->itt, 1);
+		if (tcase == KIND_TEXT)
+			itool_put_be32(bhs + 20, 0xffffffff);	/* TTT */
 		return post_rsp(hl, NULL, 0, 0, 0);
 	case KIND_REJECT:
 		bhs = rsp_start(ISDM_OP_REJECT, ISDM_BHS_FINAL, ISDM_BHS_LEN,
@@ -924,20 +951,15 @@ static void rnd_stop(int sig)
 }
 
 /* the commands of this connection the tool has not answered */
-/* -v: a command as it arrives (the LBA of READ/WRITE 10 and 16) */
+/* -v: a command as it arrives (the LBA of READ/WRITE 6, 10 and 16) */
 static void trace_cmd(const struct cmd *c)
 {
-	const unsigned char *cdb = c->cdb;
-	unsigned long long lba = 0;
+	uint64_t lba = 0;
 
-	if (cdb[0] == 0x28 || cdb[0] == 0x2a)
-		lba = itool_get_be32(cdb + 2);
-	else if (cdb[0] == 0x88 || cdb[0] == 0x8a)
-		lba = (unsigned long long)itool_get_be32(cdb + 2) << 32 |
-		      itool_get_be32(cdb + 6);
+	cdb_lba(c->cdb, &lba);
 	printf("cmd t=%.6f itt=0x%08x cdb=0x%02x lba=%llu edtl=%u rsv=%d stag=0x%08x va=0x%llx\n",
-	       wall_now(), c->itt, cdb[0], lba, c->edtl, !!c->rsv, c->stag,
-	       (unsigned long long)c->va);
+	       wall_now(), c->itt, c->cdb[0], (unsigned long long)lba, c->edtl,
+	       !!c->rsv, c->stag, (unsigned long long)c->va);
 	fflush(stdout);
 }
 
@@ -1510,15 +1532,6 @@ static int rnd_cmd(const unsigned char *msg)
 		}
 	}
 	return answer_live(0);
-}
-
-/* the NOP-In that answers the initiator's NOP-Out (a ping) of ITT @itt */
-static int nop_answer(uint32_t itt)
-{
-	unsigned char *r = rsp_start(ISDM_OP_NOP_IN, ISDM_BHS_FINAL, 0, itt, 1);
-
-	itool_put_be32(r + 20, 0xffffffff);
-	return post_rsp(ISDM_HDR_LEN_EXT + ISDM_BHS_LEN, NULL, 0, 0, 0);
 }
 
 /*
