@@ -716,9 +716,9 @@ int isdm_pdu_classify(__u8 opcode)
  * @rsp_opcode: opcode of the received PDU (BHS byte 0)
  *
  * RFC 3720 section 10 (10.4, 10.6 to 10.8, 10.11, 10.13, 10.15, 10.19):
- * the ITT of a NOP-In names a NOP-Out, that of a SCSI Response, Data-In or R2T a SCSI
- * Command, and a TMF, Login, Text or Logout Response names a request of
- * its own kind. An initiator must not let a PDU complete a task of another
+ * the ITT of a NOP-In names a NOP-Out, that of a SCSI Response, Data-In
+ * or R2T a SCSI Command, and a TMF, Login, Text or Logout Response names
+ * a request of its own kind. An initiator must not let a PDU complete a task of another
  * kind (libiscsi of some kernels looks such an ITT up without checking,
  * and would complete a READ as a success without its data).
  *

@@ -16,8 +16,8 @@
 # NOP-In or a Reject of a ping naming a READ's ITT (a response to a
 # request that READ never was: libiscsi of Debian's 6.12.107 completes
 # the READ with it, as a success without data); and reserved bits
-# everywhere, which must be ignored. The scenario reads block 1000 in a loop until every
-# case is served. Each case must end the connection (the tool sees the
+# everywhere, which must be ignored. The scenario reads block 1000 in a
+# loop until every case is served. Each case must end the connection (the tool sees the
 # initiator disconnect) with the kernel log line that names it, and
 # nothing worse (run-job.sh fails on WARNING, BUG, Oops). The last
 # connection is served properly (and any after it, should the session
