@@ -23,6 +23,10 @@ FACTOR = {"intree": 1.0, "ours": 1.25, "target": 0.8, "initiator": 1.1, "tcp": 0
 WORKLOADS = {"randread-4k-qd32": (1000.0, 4), "seqwrite-128k-qd8": (200.0, 128),
              "read-512k-qd4": (8.0, 512)}
 METRICS = 4  # iops, bw_mib, lat_p99_us, iops_per_cpu
+# the work per I/O (bench.json's newer fields): in-tree value, the others'
+# divided by their FACTOR, so each ratio is 1 / FACTOR
+WORK = {"cpu_us_per_io": 200.0, "ctxt_per_io": 4.0, "intr_per_io": 3.0,
+        "pkts_per_io": 8.0}
 # raw link test -> MiB/s in round r: base * (1 + r / 100)
 RAW = {("write", 128): 3000.0, ("write", 512): 4000.0,
        ("read", 128): 2000.0, ("read", 512): 2500.0}
@@ -40,12 +44,13 @@ def check(name, ok, detail=""):
         print("FAIL %s%s" % (name, ": " + detail if detail else ""))
 
 
-def make_logs(top, rounds, fail=None, raw=True, raw_drop=()):
+def make_logs(top, rounds, fail=None, raw=True, raw_drop=(), work=True):
     """rounds x pairings of bench-rR-PAIR/{result,bench.json} and, with
     raw, bench-rR-raw/{result,link.json}; the IOPS of round r are
     base * factor * (1 + r / 100), so the median is the middle round's.
     raw_drop: (round, test, KiB, how) for a perftest number that is
-    missing from link.json (how "absent") or recorded as failed ("error")"""
+    missing from link.json (how "absent") or recorded as failed ("error");
+    work: with the work per I/O (False: a log older than those fields)"""
     for r in range(1, rounds + 1):
         for p in PAIRS + (("raw",) if raw else ()):
             d = os.path.join(top, "bench-r%d-%s" % (r, p))
@@ -68,13 +73,16 @@ def make_logs(top, rounds, fail=None, raw=True, raw_drop=()):
             with open(os.path.join(d, "bench.json"), "w") as f:
                 for w, (base, kib) in WORKLOADS.items():
                     iops = base * FACTOR[p] * (1 + r / 100.0)
-                    f.write(json.dumps({
+                    row = {
                         "workload": w,
                         "iops": iops,
                         "bw_kib": iops * kib,
                         "lat_p99_us": 100.0 / FACTOR[p],
                         "cpu_busy": 0.5,
-                    }) + "\n")
+                    }
+                    if work:
+                        row.update({m: v / FACTOR[p] for m, v in WORK.items()})
+                    f.write(json.dumps(row) + "\n")
 
 
 def make_split(top, figures, fail=None, drop=()):
@@ -116,7 +124,7 @@ def main():
               r.stderr.strip())
         rows = list(csv.DictReader(open(out + ".csv")))
         check("csv: a row per pairing, workload and metric, and per raw test",
-              len(rows) == len(PAIRS) * len(WORKLOADS) * METRICS + len(RAW),
+              len(rows) == len(PAIRS) * len(WORKLOADS) * (METRICS + len(WORK)) + len(RAW),
               "%d rows" % len(rows))
         ok = True
         for row in rows:
@@ -144,6 +152,20 @@ def main():
         check("txt: the table names every pairing",
               all(s in txt for s in
                   ("in-tree initiator -> our target", "our initiator -> in-tree target")))
+
+        # the work per I/O: medians and ratios, lower is better
+        ctx = [row for row in rows if row["metric"] == "ctxt_per_io" and
+               row["pairing"] == "target"]
+        check("csv: work per I/O with its ratio to the in-tree pair",
+              ctx and abs(float(ctx[0]["median"]) - 4.0 / 0.8) < 1e-9 and
+              abs(float(ctx[0]["ratio_to_intree"]) - 1.25) < 1e-3, repr(ctx))
+        wk = rep.get("work_per_io", {})
+        check("json: our pair's work per I/O and ratios",
+              abs(wk["ours"]["randread-4k-qd32"]["pkts_per_io"] - 8.0 / 1.25) < 1e-9 and
+              abs(wk["ours"]["randread-4k-qd32"]["cpu_us_per_io_ratio"] - 0.8) < 1e-3)
+        check("txt: the work per I/O table",
+              "work per I/O: busy CPU microseconds" in txt and
+              "   packets  ratio" in txt, txt)
 
         # iSCSI over TCP: reported like a pairing, marked as context
         check("txt: the TCP column is marked as context, not an iSER pairing",
@@ -185,7 +207,7 @@ def main():
 
         # without the context runs (bench.sh --pairings intree,ours)
         logs0 = os.path.join(tmp, "logs0")
-        make_logs(logs0, 1, raw=False)
+        make_logs(logs0, 1, raw=False, work=False)
         for p in ("tcp", "target", "initiator"):
             for f in os.listdir(os.path.join(logs0, "bench-r1-%s" % p)):
                 os.unlink(os.path.join(logs0, "bench-r1-%s" % p, f))
@@ -195,6 +217,10 @@ def main():
         check("no context runs: the report passes without their sections",
               r.returncode == 0 and "raw link" not in r.stdout and
               "iscsi_tcp" not in r.stdout, r.stdout + r.stderr)
+        check("a log older than the work per I/O: no such table, 4 metrics in the CSV",
+              "work per I/O" not in r.stdout and
+              len(list(csv.DictReader(open(out0 + ".csv")))) == 2 * len(WORKLOADS) * METRICS,
+              r.stdout)
 
         logs2 = os.path.join(tmp, "logs2")
         make_logs(logs2, 3, fail="bench-r2-target")

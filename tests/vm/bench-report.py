@@ -14,6 +14,10 @@
 #
 #   bench-report.py --kernel K LOGDIR OUTPREFIX
 #
+# The work one I/O cost (busy CPU time, context switches, interrupts,
+# soft-RoCE packets) gets a table of its own, with ratios where lower is
+# better: counts like these move much less with a loaded host than rates.
+#
 # Writes OUTPREFIX.txt (the table, also printed), OUTPREFIX.json,
 # OUTPREFIX.csv (one row per pairing, workload and metric: every round's
 # value, the median, the ratio to the in-tree pair and, for the large
@@ -47,6 +51,14 @@ METRICS = [
     ("bw_mib", "bandwidth MiB/s", True),
     ("lat_p99_us", "p99 latency", False),
     ("iops_per_cpu", "IOPS per busy CPU", True),
+]
+# the work one I/O cost (bench.json since 2026-11-27; lower is better):
+# metric, column head
+WORK = [
+    ("cpu_us_per_io", "CPU us"),
+    ("ctxt_per_io", "ctxsw"),
+    ("intr_per_io", "intr"),
+    ("pkts_per_io", "packets"),
 ]
 # the raw link tests of scenarios/bench-link.sh: perftest tool, message KiB
 RAW_TESTS = [("write", 128), ("write", 512), ("read", 128), ("read", 512)]
@@ -192,9 +204,9 @@ def main():
         for rows in good:
             for r in rows:
                 per.setdefault(r["workload"], []).append(r)
-        med[pair] = {w: {m: statistics.median(x[m] for x in rs) for m, _, _ in METRICS}
+        med[pair] = {w: {m: statistics.median(x[m] for x in rs) for m in metric_keys(rs)}
                      for w, rs in per.items()}
-        rounds_of[pair] = {w: {m: [x[m] for x in rs] for m, _, _ in METRICS}
+        rounds_of[pair] = {w: {m: [x[m] for x in rs] for m in metric_keys(rs)}
                            for w, rs in per.items()}
 
     rawmed, rawvals = raw_medians(runs, failed) if "raw" in runs else ({}, {})
@@ -226,6 +238,7 @@ def main():
                 w, cells[0][0], fmt(cells[0][1]), cells[1][0], fmt(cells[1][1]),
                 cells[2][0], fmt(cells[2][1]), cells[3][0], fmt(cells[3][1])))
         lines.append("")
+    work_table(lines, report, med)
     vsraw = {}  # pair -> large read -> bandwidth / raw ib_write_bw 512 KiB
     if "raw" in runs:
         lines.append("context, raw link limit: perftest over rdma_cm between the two "
@@ -315,6 +328,46 @@ def main():
     return 1 if failed or not chart_ok else 0
 
 
+def metric_keys(rows):
+    """the metrics of METRICS and WORK that every row of one workload has
+    (the work counts are missing from logs older than them)"""
+    keys = [m for m, _, _ in METRICS] + [m for m, _ in WORK]
+    return [m for m in keys if all(m in r for r in rows)]
+
+
+def work_table(lines, report, med):
+    """the work per I/O of each pairing, and its ratio to the in-tree
+    pair's (lower is better); into lines and report["work_per_io"]"""
+    ref = med.get("intree", {})
+    have = [(m, head) for m, head in WORK
+            if any(m in v for p in med.values() for v in p.values())]
+    if not have:
+        return
+    lines.append("work per I/O: busy CPU microseconds, context switches, interrupts, "
+                 "soft-RoCE packets sent; ratio = pairing / in-tree pair, lower is better")
+    report["work_per_io"] = {}
+    for pair, label in PAIRS:
+        if not med.get(pair):
+            continue
+        lines.append(label)
+        lines.append("  %-18s" % "workload" +
+                     "".join(" %9s %6s" % (head, "ratio") for _, head in have))
+        report["work_per_io"][pair] = {}
+        for w in sorted(med[pair]):
+            row = "  %-18s" % w
+            entry = {}
+            for m, _ in have:
+                v = med[pair][w].get(m)
+                base = ref.get(w, {}).get(m)
+                ratio = v / base if v is not None and base else None
+                entry[m] = v
+                entry[m + "_ratio"] = round(ratio, 3) if ratio is not None else None
+                row += " %9s %6s" % ("%.2f" % v if v is not None else "-", fmt(ratio))
+            report["work_per_io"][pair][w] = entry
+            lines.append(row)
+        lines.append("")
+
+
 def write_csv(path, kernel, med, rounds_of, rawmed, rawvals):
     ref = med.get("intree", {})
     raw = rawmed.get(RAW_REF)
@@ -324,7 +377,9 @@ def write_csv(path, kernel, med, rounds_of, rawmed, rawvals):
                     "values", "median", "ratio_to_intree", "ratio_to_raw_write"])
         for pair, _ in PAIRS:
             for wl in sorted(med.get(pair, {})):
-                for m, _, _ in METRICS:
+                for m in [m for m, _, _ in METRICS] + [m for m, _ in WORK]:
+                    if m not in med[pair][wl]:
+                        continue
                     vals = rounds_of[pair][wl][m]
                     base = ref.get(wl, {}).get(m)
                     v = med[pair][wl][m]

@@ -903,6 +903,9 @@ vm_serves_after() {
 # vm_fio DEV TAG: run the fio jobs read from stdin (job sections) on DEV
 # with crc32c verification; fail unless every job wrote, read back and
 # verified without an error.  JSON result in $VM_SCEN_DIR/fio-TAG.json.
+# No disk statistics (disk_util=0): nothing reads them, and fio's walk of
+# /sys/block printed "stat: No such file or directory" into the log when
+# another session's disk went away meanwhile (churn's login cycles).
 vm_fio() {
 	local dev=$1 tag=$2 jobf json rc
 	jobf=$VM_SCEN_DIR/fio-$tag.fio
@@ -918,6 +921,7 @@ vm_fio() {
 			do_verify=1
 			stonewall
 			group_reporting=0
+			disk_util=0
 		EOF
 		cat
 	} >"$jobf"

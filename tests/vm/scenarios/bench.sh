@@ -12,8 +12,11 @@
 # Results, one JSON object per workload, in $VM_SCEN_DIR/bench.json:
 # IOPS, bandwidth, mean and 99th percentile completion latency, and the
 # guest's CPU busy time over the run (from /proc/stat), so that a pairing
-# that buys throughput with CPU shows it; and in $VM_SCEN_DIR/mem.json the
-# kernel memory of one idle session (see memstat below).
+# that buys throughput with CPU shows it; the work each I/O cost: busy CPU
+# microseconds, context switches, interrupts and soft-RoCE packets sent per
+# I/O (counts that depend far less on a loaded host than the rates do);
+# and in $VM_SCEN_DIR/mem.json the kernel memory of one idle session (see
+# memstat below).
 
 runtime=${1:-10}
 transport=${2:-iser}
@@ -67,6 +70,17 @@ cpu_ticks() {
 		print t - $5 - $6, t; exit }' /proc/stat
 }
 
+# work_counts: "context-switches interrupts soft-RoCE-packets-sent" since
+# boot (/proc/stat's ctxt and intr, the sum of every rxe device's sent_pkts)
+work_counts() {
+	local f pkts=0
+	for f in /sys/class/infiniband/*/ports/1/hw_counters/sent_pkts; do
+		[ -f "$f" ] && pkts=$((pkts + $(cat "$f")))
+	done
+	awk -v pkts="$pkts" '/^ctxt / { c = $2 } /^intr / { i = $2 }
+		END { print c, i, pkts }' /proc/stat
+}
+
 # rxe_counters: "device/counter value" of every soft-RoCE hardware counter
 # (retries, RNR NAKs, sequence errors: a stall shows up there)
 rxe_counters() {
@@ -78,6 +92,7 @@ rxe_counters() {
 }
 
 out=$VM_SCEN_DIR/bench.json
+ramp=2
 : >"$out"
 rxe_counters >/tmp/rxe.start
 # prefill so that reads return written blocks, not a sparse ramdisk
@@ -93,14 +108,18 @@ for w in "${VM_BENCH_WORKLOADS[@]}"; do
 	json=$VM_SCEN_DIR/bench-$name.json
 	rxe_counters >/tmp/rxe.before
 	read -r b0 t0 < <(cpu_ticks)
+	read -r c0 i0 p0 < <(work_counts)
 	fio --name="$name" --filename="$dev" --direct=1 --ioengine=libaio \
-		--time_based --ramp_time=2 --runtime="$runtime" "${args[@]}" \
+		--time_based --ramp_time="$ramp" --runtime="$runtime" "${args[@]}" \
 		--output-format=json --output="$json" >/dev/null 2>&1 ||
 		vm_fail "fio $name failed: $(tail -c 300 "$json" 2>/dev/null)"
+	read -r c1 i1 p1 < <(work_counts)
 	read -r b1 t1 < <(cpu_ticks)
-	/usr/bin/python3 - "$json" "$name" "$((b1 - b0))" "$((t1 - t0))" >>"$out" <<-'EOF' ||
+	/usr/bin/python3 - "$json" "$name" "$((b1 - b0))" "$((t1 - t0))" \
+		"$((ramp + runtime))" "$((c1 - c0))" "$((i1 - i0))" "$((p1 - p0))" >>"$out" <<-'EOF' ||
 		import json, sys
 		path, name, busy, total = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+		secs, ctxt, intr, pkts = (int(x) for x in sys.argv[5:9])
 		text = open(path).read()
 		j = json.loads(text[text.index("{"):])["jobs"][0]
 		if j["error"]:
@@ -118,10 +137,20 @@ for w in "${VM_BENCH_WORKLOADS[@]}"; do
 		for d in (j["read"], j["write"]):
 		    if d["total_ios"]:
 		        p99 = max(p99, d["clat_ns"].get("percentile", {}).get("99.000000", 0))
+		# the work counters ran over fio's ramp and run alike (and its
+		# start and end, with no I/O): per I/O against the I/Os of ramp
+		# and run at the run's rate
+		est = iops * secs
+		def per_io(x):
+		    return round(x / est, 3) if est > 0 else 0
 		print(json.dumps({"workload": name, "iops": round(iops, 1),
 		                  "bw_kib": bw, "lat_mean_us": round(mean / 1000, 1),
 		                  "lat_p99_us": round(p99 / 1000, 1),
-		                  "cpu_busy": round(busy / total, 4) if total else 0}))
+		                  "cpu_busy": round(busy / total, 4) if total else 0,
+		                  # /proc/stat counts in USER_HZ (100) ticks
+		                  "cpu_us_per_io": per_io(busy * 10000),
+		                  "ctxt_per_io": per_io(ctxt), "intr_per_io": per_io(intr),
+		                  "pkts_per_io": per_io(pkts)}))
 	EOF
 		vm_fail "fio $name: no usable result"
 	vm_log "bench $name: $(tail -n 1 "$out")"
