@@ -344,7 +344,8 @@ def work_table(lines, report, med):
     if not have:
         return
     lines.append("work per I/O: busy CPU microseconds, context switches, interrupts, "
-                 "soft-RoCE packets sent; ratio = pairing / in-tree pair, lower is better")
+                 "soft-RoCE packets sent, per request the disk completed; "
+                 "ratio = pairing / in-tree pair, lower is better")
     report["work_per_io"] = {}
     for pair, label in PAIRS:
         if not med.get(pair):

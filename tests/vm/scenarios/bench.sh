@@ -70,15 +70,18 @@ cpu_ticks() {
 		print t - $5 - $6, t; exit }' /proc/stat
 }
 
-# work_counts: "context-switches interrupts soft-RoCE-packets-sent" since
-# boot (/proc/stat's ctxt and intr, the sum of every rxe device's sent_pkts)
+# work_counts: "context-switches interrupts soft-RoCE-packets-sent
+# requests" since boot (/proc/stat's ctxt and intr, the sum of every rxe
+# device's sent_pkts, and the reads and writes $dev completed: its
+# /sys/block/*/stat, fields 1 and 5)
 work_counts() {
-	local f pkts=0
+	local f pkts=0 ios
 	for f in /sys/class/infiniband/*/ports/1/hw_counters/sent_pkts; do
 		[ -f "$f" ] && pkts=$((pkts + $(cat "$f")))
 	done
-	awk -v pkts="$pkts" '/^ctxt / { c = $2 } /^intr / { i = $2 }
-		END { print c, i, pkts }' /proc/stat
+	ios=$(awk '{ print $1 + $5 }' "/sys/block/${dev##*/}/stat")
+	awk -v pkts="$pkts" -v ios="$ios" '/^ctxt / { c = $2 } /^intr / { i = $2 }
+		END { print c, i, pkts, ios }' /proc/stat
 }
 
 # rxe_counters: "device/counter value" of every soft-RoCE hardware counter
@@ -108,18 +111,18 @@ for w in "${VM_BENCH_WORKLOADS[@]}"; do
 	json=$VM_SCEN_DIR/bench-$name.json
 	rxe_counters >/tmp/rxe.before
 	read -r b0 t0 < <(cpu_ticks)
-	read -r c0 i0 p0 < <(work_counts)
+	read -r c0 i0 p0 r0 < <(work_counts)
 	fio --name="$name" --filename="$dev" --direct=1 --ioengine=libaio \
 		--time_based --ramp_time="$ramp" --runtime="$runtime" "${args[@]}" \
 		--output-format=json --output="$json" >/dev/null 2>&1 ||
 		vm_fail "fio $name failed: $(tail -c 300 "$json" 2>/dev/null)"
-	read -r c1 i1 p1 < <(work_counts)
+	read -r c1 i1 p1 r1 < <(work_counts)
 	read -r b1 t1 < <(cpu_ticks)
 	/usr/bin/python3 - "$json" "$name" "$((b1 - b0))" "$((t1 - t0))" \
-		"$((ramp + runtime))" "$((c1 - c0))" "$((i1 - i0))" "$((p1 - p0))" >>"$out" <<-'EOF' ||
+		"$((r1 - r0))" "$((c1 - c0))" "$((i1 - i0))" "$((p1 - p0))" >>"$out" <<-'EOF' ||
 		import json, sys
 		path, name, busy, total = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-		secs, ctxt, intr, pkts = (int(x) for x in sys.argv[5:9])
+		reqs, ctxt, intr, pkts = (int(x) for x in sys.argv[5:9])
 		text = open(path).read()
 		j = json.loads(text[text.index("{"):])["jobs"][0]
 		if j["error"]:
@@ -137,12 +140,11 @@ for w in "${VM_BENCH_WORKLOADS[@]}"; do
 		for d in (j["read"], j["write"]):
 		    if d["total_ios"]:
 		        p99 = max(p99, d["clat_ns"].get("percentile", {}).get("99.000000", 0))
-		# the work counters ran over fio's ramp and run alike (and its
-		# start and end, with no I/O): per I/O against the I/Os of ramp
-		# and run at the run's rate
-		est = iops * secs
+		# the work counters ran over fio's start, ramp, run and exit:
+		# per request the disk completed meanwhile (a 1 MiB read is two
+		# requests of 512 KiB, each one SCSI command)
 		def per_io(x):
-		    return round(x / est, 3) if est > 0 else 0
+		    return round(x / reqs, 3) if reqs > 0 else 0
 		print(json.dumps({"workload": name, "iops": round(iops, 1),
 		                  "bw_kib": bw, "lat_mean_us": round(mean / 1000, 1),
 		                  "lat_p99_us": round(p99 / 1000, 1),
