@@ -82,6 +82,13 @@ vm_rxe_up
 vm_load_roles
 vm_iscsid_start
 
+# how long a tool waits for a connection before it gives up (and exits):
+# while iscsid waits out a long Time2Wait the loop below logs the session
+# out and in, and on a loaded debug kernel (8 chains, each check a grep of
+# a large iscsid.log) that came more than 120 s after the Async Message,
+# when the tool had gone (ours-initiator-random-3k-debug, session 22)
+wait_s=$((120 * ${VM_TIMEOUT_SCALE:-1}))
+
 # chain k: the tool on port base+k-1 with PDUs first[k] .. first[k]+n[k]-1
 per=$(((count + chains - 1) / chains))
 declare -a port first n out tpid dev
@@ -92,7 +99,7 @@ for ((k = 1; k <= chains; k++)); do
 	[ "${n[k]}" -ge 0 ] || n[k]=0
 	out[k]=$VM_SCEN_DIR/iser_tgt.$k.out
 	VM_ISER_TGT_PORT=${port[k]} vm_iser_tgt_start "${out[k]}" good -m random \
-		-s "$seed" -F "${first[k]}" -N "${n[k]}" -t 200 -w 120 "${verbose[@]}"
+		-s "$seed" -F "${first[k]}" -N "${n[k]}" -t 200 -w "$wait_s" "${verbose[@]}"
 	tpid[k]=$VM_ISER_TGT_PID
 	dev[k]=$(VM_ISER_TGT_PORT=${port[k]} vm_iser_tgt_login \
 		node.session.timeo.replacement_timeout=10) || exit 1
@@ -210,7 +217,7 @@ while ! done_sent && [ $((SECONDS - start)) -lt "$limit" ]; do
 		# an Async Message "dropping the connection" carries a
 		# Time2Wait, random here, that iscsid waits out before it
 		# reconnects (seen: 18284 s), while the tool gives up after
-		# 120 s without a connection: when iscsid's last word on the
+		# $wait_s seconds without a connection: when iscsid's last word on the
 		# session is such a wait of 30 s or more, log out and in again
 		# (a session stuck for any other reason is the initiator's
 		# fault, and the row fails on the tool's timeout)
