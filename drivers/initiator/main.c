@@ -589,6 +589,7 @@ isi_session_create(struct iscsi_endpoint *ep, u16 cmds_max, u16 qdepth,
 		   u32 initial_cmdsn)
 {
 	struct iscsi_cls_session *cls_session;
+	struct device *parent;
 	struct Scsi_Host *shost;
 	struct isi_host *ih;
 	struct isi_conn *ic;
@@ -633,13 +634,25 @@ isi_session_create(struct iscsi_endpoint *ep, u16 cmds_max, u16 qdepth,
 	/* FRWR with IB_MR_TYPE_MEM_REG: every middle entry a whole page */
 	shost->virt_boundary_mask = SZ_4K - 1;
 
+	/*
+	 * The device's parent, held by a reference rather than by ic->lock:
+	 * adding the host takes the transport class's
+	 * attribute_container_mutex, which the removal of a connection's
+	 * sysfs files holds while it waits for their readers, and those
+	 * take ep_mutex, under which isi_conn_bind() takes ic->lock (a
+	 * lockdep cycle). If the device goes away meanwhile, the host is
+	 * added under a parent being removed, or fails to be; either way
+	 * the connection is no longer UP and bind refuses it.
+	 */
 	mutex_lock(&ic->lock);
 	if (ic->state != ISI_UP) {
 		mutex_unlock(&ic->lock);
 		goto free_host;
 	}
-	ret = iscsi_host_add(shost, ic->base.dev->ib_dev->dev.parent);
+	parent = get_device(ic->base.dev->ib_dev->dev.parent);
 	mutex_unlock(&ic->lock);
+	ret = iscsi_host_add(shost, parent);
+	put_device(parent);
 	if (ret)
 		goto free_host;
 
