@@ -378,9 +378,8 @@ def write_csv(path, kernel, med, rounds_of, rawmed, rawvals):
                     "values", "median", "ratio_to_intree", "ratio_to_raw_write"])
         for pair, _ in PAIRS:
             for wl in sorted(med.get(pair, {})):
-                for m in [m for m, _, _ in METRICS] + [m for m, _ in WORK]:
-                    if m not in med[pair][wl]:
-                        continue
+                # the metrics every round of this workload has (metric_keys())
+                for m in med[pair][wl]:
                     vals = rounds_of[pair][wl][m]
                     base = ref.get(wl, {}).get(m)
                     v = med[pair][wl][m]

@@ -95,7 +95,6 @@ rxe_counters() {
 }
 
 out=$VM_SCEN_DIR/bench.json
-ramp=2
 : >"$out"
 rxe_counters >/tmp/rxe.start
 # prefill so that reads return written blocks, not a sparse ramdisk
@@ -113,7 +112,7 @@ for w in "${VM_BENCH_WORKLOADS[@]}"; do
 	read -r b0 t0 < <(cpu_ticks)
 	read -r c0 i0 p0 r0 < <(work_counts)
 	fio --name="$name" --filename="$dev" --direct=1 --ioengine=libaio \
-		--time_based --ramp_time="$ramp" --runtime="$runtime" "${args[@]}" \
+		--time_based --ramp_time=2 --runtime="$runtime" "${args[@]}" \
 		--output-format=json --output="$json" >/dev/null 2>&1 ||
 		vm_fail "fio $name failed: $(tail -c 300 "$json" 2>/dev/null)"
 	read -r c1 i1 p1 r1 < <(work_counts)

@@ -9,10 +9,10 @@
 # attribute_container_mutex held. A transport that takes a lock of its
 # own under ep_mutex (bind) and holds it while the SCSI host is added
 # (attribute_container_mutex) closes a cycle, which lockdep reports on the
-# debug kernel once the drain finds the file open (it skips its
-# annotation unless a reader is inside a file at that moment, so the churn
-# hit it only by chance: session 22, the debug kernel, 1,265 s into the
-# login cycles).
+# debug kernel once the drain finds a reader inside a file (it skips its
+# annotation otherwise, an open descriptor alone does not count, so the
+# churn hit it only by chance: session 22, the debug kernel, 1,265 s into
+# the login cycles).
 #   conn-sysfs [CYCLES]   (default 5)
 #  1. login; open the connection's address, port and persistent_address
 #     files and read them through the open descriptors;
