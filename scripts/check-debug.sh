@@ -16,11 +16,12 @@
 #
 # Without options: the default scenario set of 6.1, the random modes of
 # both hostile tools with 10000 PDUs each (ours-target-ffp-random,
-# ours-initiator-random-10k) and the churn (ours-pair-churn: 1000 logins,
-# 200 link cycles; this makes the run take hours). The debug kernel runs
-# about three times slower under emulation, so every scenario's timeout
-# (and the time limits a scenario sets itself, VM_TIMEOUT_SCALE in the
-# guest) is multiplied by ISER_VM_TIMEOUT_SCALE (default 3 here). Logs go to
+# ours-initiator-random-10k) and the churn (ours-pair-churn: 1000 logins in
+# one chain, 200 link cycles; this makes the run take hours). The debug
+# kernel runs about three times slower under emulation, so every
+# scenario's timeout (and the time limits a scenario sets itself,
+# VM_TIMEOUT_SCALE in the guest) is multiplied by ISER_VM_TIMEOUT_SCALE
+# (default 3 here). Logs go to
 # build/vm/logs-debug. The last line is "N passed, N failed".
 
 set -u

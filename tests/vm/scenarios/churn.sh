@@ -13,7 +13,12 @@
 #     first 64 KiB, the others log out at once, so logout races the SCSI
 #     scan of the new session; with K > 1 logins and logouts of different
 #     sessions also race each other (and the debug kernel's CPU-bound
-#     cycles use both guest CPUs);
+#     cycles use both guest CPUs), and one chain's iscsiadm reads the
+#     sysfs files of another's connection while they are removed, which
+#     on a lockdep kernel completes a lock cycle of the iSCSI transport
+#     class itself (no lock of ours in it; Documentation/testing-vm.md):
+#     the debug kernel's long rows use K = 1 so that lockdep judges every
+#     cycle;
 #  2. M link cycles (default 200): "rdma link delete" of the target
 #     address's soft-RoCE device, then "rdma link add": in one guest the
 #     initiator reaches the local target address through that device too
