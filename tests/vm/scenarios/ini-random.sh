@@ -83,11 +83,14 @@ vm_load_roles
 vm_iscsid_start
 
 # how long a tool waits for a connection before it gives up (and exits):
-# while iscsid waits out a long Time2Wait the loop below logs the session
-# out and in, and on a loaded debug kernel (8 chains, each check a grep of
-# a large iscsid.log) that came more than 120 s after the Async Message,
-# when the tool had gone (ours-initiator-random-3k-debug, session 22)
-wait_s=$((120 * ${VM_TIMEOUT_SCALE:-1}))
+# as long as the random part may take. While iscsid waits out a long
+# Time2Wait the loop below logs the session out and in, and on the debug
+# kernel one round of that loop (8 chains, an iscsiadm and a grep of a
+# large iscsid.log for each) took up to 15 minutes: the kick came after
+# a tool had given up at 120 s (session 22), and again at 360 s (120 s
+# times VM_TIMEOUT_SCALE, session 23). A tool whose initiator never comes
+# back is stopped with the others at the limit, and the row fails then.
+wait_s=$limit
 
 # chain k: the tool on port base+k-1 with PDUs first[k] .. first[k]+n[k]-1
 per=$(((count + chains - 1) / chains))
