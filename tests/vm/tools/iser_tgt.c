@@ -7,7 +7,8 @@
  * It listens on ADDR PORT with rdma_cm and accepts one connection at a
  * time. The CM REP says what a Linux target says: no zero-based virtual
  * addressing (so both sides use the 28-byte expanded header and absolute
- * addresses), Send with Invalidate when the initiator's REQ offers it. It
+ * addresses; the abort-zbva case excepted), Send with Invalidate when the
+ * initiator's REQ offers it. It
  * answers every login key iscsid offers (AuthMethod=None, digests None,
  * RDMAExtensions=Yes, the iSER data segment lengths, the numeric keys as a
  * real target would) for the target TARGET_IQN below, and then serves one
@@ -60,6 +61,16 @@
  *               of 0xa5 to the held command's read STag: the task ended
  *               without a response, so its STag must be invalid by then
  *               (RFC 5046 8.3.2) and the write must fail
+ *   abort-zbva  as abort-late, but the CM REP accepts zero-based virtual
+ *               addressing when the initiator offers it (so the 12-byte
+ *               iSER header, and tagged offsets from 0), and right after
+ *               the TMF Response RDMA Writes of 512 bytes to the held
+ *               command's read STag, one after the other for up to 5 s,
+ *               until one fails: the writes land until the initiator has
+ *               invalidated the STag, and the memory behind it must stay
+ *               the initiator's until then (with ZBVA our initiator reads
+ *               a buffer that does not start on a page boundary through a
+ *               bounce buffer of its own)
  *   hello-unasked  a HelloReply (12 bytes, accepting) where no Hello was
  *               sent: the wrong phase for it
  *   kind-tmf    the trigger gets no SCSI Response but a TMF Response
@@ -92,15 +103,16 @@
  * It prints one line per connection, for the scenario to judge:
  *
  *   case=NAME login=ok|no sent=yes|no closed=yes|no|self[ hello=yes]
- *   [ late=...]
+ *   [ late=...][ zbva=yes|no landed=N]
  *
  * login: full feature phase reached; sent: the case's PDU went out;
  * closed: the initiator disconnected within 20 s of it, on its own (the
  * tool answers its NOP-Out pings meanwhile, so no ping timeout ends the
  * connection for it; self: the tool did, for good and reserved when it
- * had to); late (late-write and
- * abort-late only):
- * written when the late RDMA Write succeeded, refused when it failed;
+ * had to); late (late-write, abort-late and abort-zbva only):
+ * written when the late RDMA Write succeeded (abort-zbva: every one of
+ * them for 5 s), refused when it failed; zbva and landed (abort-zbva):
+ * whether ZBVA was agreed, how many writes landed;
  * hello=yes: the initiator sent a Hello on the connection.
  *
  * When the last case is good, further connections are served as good ones
@@ -227,6 +239,9 @@
 #define RETRY_MAX	3		/* Sends of one random PDU */
 #define RND_HOSTILE	30		/* percent of random PDUs: anything */
 #define NO_SUCCESS	0x18		/* RESERVATION CONFLICT: never a success */
+/* the iSER header of this connection: 28 bytes, or 12 with ZBVA */
+#define HDR_LEN		(t.hdr_len ? t.hdr_len : ISDM_HDR_LEN_EXT)
+#define STORM_SEC	5		/* abort-zbva: RDMA Writes for so long */
 
 enum tcase {
 	GOOD, RESERVED, LOGIN_DLEN, LOGIN_OP, DLEN, DLEN_BIG, PAD, SHORT, AHS,
@@ -234,7 +249,7 @@ enum tcase {
 	OP_R2T, OP_DATAIN, OP_UNKNOWN, ISER_OP, BIGSEND, LATE_WRITE,
 	ABORT_LATE, HELLO_UNASKED, HELLO_REJ, HELLO_VER, HELLO_LEN, HELLO_NONE,
 	HELLO_PDU, HELLO_DROP, KIND_TMF, KIND_TEXT, KIND_LOGOUT, KIND_NOP,
-	KIND_REJECT,
+	KIND_REJECT, ABORT_ZBVA,
 };
 
 static const char *const case_names[] = {
@@ -244,6 +259,7 @@ static const char *const case_names[] = {
 	"bigsend", "late-write", "abort-late", "hello-unasked", "hello-rej",
 	"hello-ver", "hello-len", "hello-none", "hello-pdu", "hello-drop",
 	"kind-tmf", "kind-text", "kind-logout", "kind-nop", "kind-reject",
+	"abort-zbva",
 };
 
 #define NR_CASE_NAMES	ARRAY_SIZE(case_names)
@@ -282,7 +298,7 @@ static int send_inv, rsvd_bits, logged_in, sent, fired;
 static uint32_t stat_sn, exp_cmd_sn;
 static struct cmd held;
 static int have_held;
-/* abort-late: the trigger, held until its ABORT TASK */
+/* abort-late, abort-zbva: the trigger, held until its ABORT TASK */
 static struct cmd aborted;
 static int have_aborted;
 /* the initiator sent a Logout Request (on any connection) */
@@ -291,6 +307,8 @@ static int logged_out;
 static int hello_seen;
 /* late-write: what became of the late RDMA Write */
 static const char *late;
+/* abort-zbva: how many of its RDMA Writes landed */
+static int storm;
 
 /* Response header: iSER header + BHS with ITT, StatSN, ExpCmdSN, MaxCmdSN. */
 static unsigned char *rsp_start(unsigned char op, unsigned char flags,
@@ -535,7 +553,7 @@ static int respond(const struct cmd *c, const struct answer *a, uint32_t itt,
 		s[14] = a->sense[1];
 		s[15] = a->sense[2];
 	}
-	return post_rsp(ISDM_HDR_LEN_EXT + ISDM_BHS_LEN + dlen, w, nw, use_inv,
+	return post_rsp(HDR_LEN + ISDM_BHS_LEN + dlen, w, nw, use_inv,
 			inv);
 }
 
@@ -583,6 +601,26 @@ static int late_write(const struct cmd *c)
 	return itool_send_wr(&t, &w, &w, 10);
 }
 
+/*
+ * abort-zbva: RDMA Writes to the read buffer of @c, whose task the
+ * initiator has just aborted, one after the other from the TMF Response on,
+ * until one fails or STORM_SEC seconds passed. Until the initiator has
+ * invalidated the STag they land; the buffer behind it must still be the
+ * initiator's then (KASAN on the debug kernel reports a write into freed
+ * pages). 1: the case is done.
+ */
+static int write_storm(const struct cmd *c)
+{
+	double end = itool_now() + STORM_SEC;
+	int ret;
+
+	storm = 0;
+	while (!(ret = late_write(c)) && itool_now() < end)
+		storm++;
+	late = ret ? "refused" : "written";
+	return 1;
+}
+
 /* A HelloReply of @len bytes in t.tx_buf: @flags, CurVer @ver, @ord. */
 static int hello_reply(unsigned char flags, unsigned char ver, uint16_t ord,
 		       uint32_t len)
@@ -621,7 +659,7 @@ static int hello_step(const unsigned char *msg, int len)
 		break;
 	case HELLO_PDU:
 		rsp_start(ISDM_OP_NOP_IN, ISDM_BHS_FINAL, 0, 0xffffffff, 0);
-		post_rsp(ISDM_HDR_LEN_EXT + ISDM_BHS_LEN, NULL, 0, 0, 0);
+		post_rsp(HDR_LEN + ISDM_BHS_LEN, NULL, 0, 0, 0);
 		break;
 	case HELLO_DROP:
 		rdma_disconnect(t.id);
@@ -644,7 +682,7 @@ static int nop_answer(uint32_t itt)
 	unsigned char *r = rsp_start(ISDM_OP_NOP_IN, ISDM_BHS_FINAL, 0, itt, 1);
 
 	itool_put_be32(r + 20, 0xffffffff);
-	return post_rsp(ISDM_HDR_LEN_EXT + ISDM_BHS_LEN, NULL, 0, 0, 0);
+	return post_rsp(HDR_LEN + ISDM_BHS_LEN, NULL, 0, 0, 0);
 }
 
 /* the BHS of an immediate NOP-Out (a ping) of ITT @itt, at @p */
@@ -663,7 +701,7 @@ static int offend(const struct cmd *c)
 	struct cmd dup;
 	unsigned char *bhs;
 	uint64_t lba;
-	uint32_t hl = ISDM_HDR_LEN_EXT + ISDM_BHS_LEN;
+	uint32_t hl = HDR_LEN + ISDM_BHS_LEN;
 
 	emulate(c, &a, &lba);
 	switch (tcase) {
@@ -730,6 +768,7 @@ static int offend(const struct cmd *c)
 		memset(t.tx_buf + hl, 0, BIG_LEN);
 		return post_rsp(hl + BIG_LEN, NULL, 0, 0, 0);
 	case ABORT_LATE:
+	case ABORT_ZBVA:
 		if (!c->rsv)
 			return -1;
 		aborted = *c;
@@ -832,18 +871,18 @@ static size_t login_key(const char *kv, char *out, size_t room)
 /* One Login Request: answer it, or do the login case. */
 static int login_step(const unsigned char *msg, int len)
 {
-	const unsigned char *req = msg + ISDM_HDR_LEN_EXT;
+	const unsigned char *req = msg + HDR_LEN;
 	uint32_t dlen = itool_get_be24(req + 5), hl, off = 0, n = 0;
 	unsigned char *bhs, csg = (req[1] >> 2) & 3, nsg = req[1] & 3;
 	int transit = req[1] & 0x80;
 	char *out, *keys;
 
-	if ((uint32_t)len < ISDM_HDR_LEN_EXT + ISDM_BHS_LEN + dlen)
+	if ((uint32_t)len < HDR_LEN + ISDM_BHS_LEN + dlen)
 		return -1;
 	if (!stat_sn && !exp_cmd_sn)
 		stat_sn = itool_get_be32(req + 28);
 	exp_cmd_sn = itool_get_be32(req + 24);
-	hl = ISDM_HDR_LEN_EXT + ISDM_BHS_LEN;
+	hl = HDR_LEN + ISDM_BHS_LEN;
 	if (tcase == LOGIN_DLEN || tcase == LOGIN_OP) {
 		bhs = rsp_start(tcase == LOGIN_OP ? ISDM_OP_NOP_IN :
 				ISDM_OP_LOGIN_RSP, 0x81, 1000,
@@ -900,15 +939,21 @@ static int login_step(const unsigned char *msg, int len)
 
 static void parse_cmd(const unsigned char *msg, struct cmd *c)
 {
-	const unsigned char *bhs = msg + ISDM_HDR_LEN_EXT;
+	const unsigned char *bhs = msg + HDR_LEN;
 	int i;
 
 	c->itt = itool_get_be32(bhs + 16);
 	c->edtl = itool_get_be32(bhs + 20);
 	c->rsv = msg[0] & ISDM_CTRL_RSV;
-	c->stag = itool_get_be32(msg + 16);
-	c->va = (uint64_t)itool_get_be32(msg + 20) << 32 |
-		itool_get_be32(msg + 24);
+	if (HDR_LEN == ISDM_HDR_LEN_RFC) {
+		/* ZBVA: the 12-byte header, the buffer starts at offset 0 */
+		c->stag = itool_get_be32(msg + 8);
+		c->va = 0;
+	} else {
+		c->stag = itool_get_be32(msg + 16);
+		c->va = (uint64_t)itool_get_be32(msg + 20) << 32 |
+			itool_get_be32(msg + 24);
+	}
 	c->lun0 = 1;
 	for (i = 8; i < 16; i++)
 		if (bhs[i])
@@ -1139,7 +1184,7 @@ static int rnd_pdu(int cur)
 {
 	struct ibv_send_wr w[MAX_WRITES + 1];
 	struct ibv_sge sge[MAX_WRITES + 1];
-	uint32_t hl = ISDM_HDR_LEN_EXT + ISDM_BHS_LEN, room = mrdsl;
+	uint32_t hl = HDR_LEN + ISDM_BHS_LEN, room = mrdsl;
 	uint32_t itt, dlen = 0, ahs = 0, inv = 0, woff = 0, wlen = 0, len;
 	unsigned char *bhs, *data, op, flags;
 	unsigned int k;
@@ -1413,7 +1458,7 @@ static int rnd_pdu(int cur)
 	} else if (hostile && pct(30)) {
 		t.tx_buf[0] |= rnd(16);
 		rnd_fill(t.tx_buf + 1, 3);
-		rnd_fill(t.tx_buf + 4, ISDM_HDR_LEN_EXT - 4);
+		rnd_fill(t.tx_buf + 4, HDR_LEN - 4);
 	}
 	/* Send with Invalidate where the PDU has no business with one */
 	if (hostile && !use_inv && pct(send_inv ? 20 : 5)) {
@@ -1501,7 +1546,7 @@ static int rnd_cmd(const unsigned char *msg)
 
 	memset(&c, 0, sizeof(c));
 	parse_cmd(msg, &c);
-	memcpy(c.bhs, msg + ISDM_HDR_LEN_EXT, ISDM_BHS_LEN);
+	memcpy(c.bhs, msg + HDR_LEN, ISDM_BHS_LEN);
 	rs.cmds++;
 	if (rverbose)
 		trace_cmd(&c);
@@ -1540,7 +1585,7 @@ static int rnd_cmd(const unsigned char *msg)
  */
 static int ffp_step(const unsigned char *msg)
 {
-	const unsigned char *bhs = msg + ISDM_HDR_LEN_EXT;
+	const unsigned char *bhs = msg + HDR_LEN;
 	unsigned char op = bhs[0] & ISDM_BHS_OPCODE_MASK;
 	uint32_t itt = itool_get_be32(bhs + 16);
 	unsigned char *r;
@@ -1576,7 +1621,8 @@ static int ffp_step(const unsigned char *msg)
 		fired = 1;
 		/* a Send the initiator refuses may fail here: it went out */
 		ret = offend(&c);
-		if ((tcase == INV_OTHER || tcase == ABORT_LATE) && !ret)
+		if ((tcase == INV_OTHER || tcase == ABORT_LATE ||
+		     tcase == ABORT_ZBVA) && !ret)
 			return 0;
 		sent = 1;
 		if (tcase == RESERVED) {
@@ -1597,26 +1643,28 @@ static int ffp_step(const unsigned char *msg)
 					live_del(0);
 		}
 		rsp_start(ISDM_OP_TMF_RSP, ISDM_BHS_FINAL, 0, itt, 1);
-		ret = post_rsp(ISDM_HDR_LEN_EXT + ISDM_BHS_LEN, NULL, 0, 0, 0);
+		ret = post_rsp(HDR_LEN + ISDM_BHS_LEN, NULL, 0, 0, 0);
 		/* abort-late: ABORT TASK (function 1) of the held trigger */
 		if (ret || !have_aborted || (bhs[1] & 0x7f) != 1 ||
 		    itool_get_be32(bhs + 20) != aborted.itt)
 			return ret;
 		have_aborted = 0;
 		sent = 1;
+		if (tcase == ABORT_ZBVA)
+			return write_storm(&aborted);
 		sleep(1);
 		late = late_write(&aborted) ? "refused" : "written";
 		return 1;
 	case ISDM_OP_TEXT_REQ:
 		r = rsp_start(ISDM_OP_TEXT_RSP, ISDM_BHS_FINAL, 0, itt, 1);
 		itool_put_be32(r + 20, 0xffffffff);
-		return post_rsp(ISDM_HDR_LEN_EXT + ISDM_BHS_LEN, NULL, 0, 0, 0);
+		return post_rsp(HDR_LEN + ISDM_BHS_LEN, NULL, 0, 0, 0);
 	case ISDM_OP_LOGOUT_REQ:
 		/* random mode: iscsid may log out on an Async Message */
 		if (!rmode || ridx >= rend || rstop)
 			logged_out = 1;
 		rsp_start(ISDM_OP_LOGOUT_RSP, ISDM_BHS_FINAL, 0, itt, 1);
-		post_rsp(ISDM_HDR_LEN_EXT + ISDM_BHS_LEN, NULL, 0, 0, 0);
+		post_rsp(HDR_LEN + ISDM_BHS_LEN, NULL, 0, 0, 0);
 		return 1;
 	default:
 		return 0;		/* Data-Out, SNACK: not expected here */
@@ -1636,9 +1684,17 @@ static int accept_conn(struct rdma_cm_event *ev)
 		n = sizeof(req);
 	if (ev->param.conn.private_data && n)
 		memcpy(&req, ev->param.conn.private_data, n);
-	/* what a Linux target answers: no ZBVA, Send with Invalidate if offered */
+	/*
+	 * what a Linux target answers: no ZBVA, Send with Invalidate if
+	 * offered; abort-zbva takes ZBVA when offered (the 12-byte header)
+	 */
 	send_inv = !(req.flags & ISDM_CM_SIE_EXC) && tcase != INV_UNNEG;
 	rep.flags = ISDM_CM_ZBVA_EXC | (send_inv ? 0 : ISDM_CM_SIE_EXC);
+	t.hdr_len = 0;
+	if (tcase == ABORT_ZBVA && !(req.flags & ISDM_CM_ZBVA_EXC)) {
+		rep.flags &= ~ISDM_CM_ZBVA_EXC;
+		t.hdr_len = ISDM_HDR_LEN_RFC;
+	}
 	if (tcase == RESERVED) {
 		rep.flags |= 0x3f;
 		memset(rep.rsvd, 0xff, sizeof(rep.rsvd));
@@ -1709,6 +1765,7 @@ static void serve(struct rdma_cm_event *ev, enum tcase c, double deadline)
 	have_aborted = 0;
 	hello_seen = 0;
 	late = NULL;
+	storm = 0;
 	stat_sn = 0;
 	exp_cmd_sn = 0;
 	t.closed = 0;
@@ -1747,13 +1804,13 @@ static void serve(struct rdma_cm_event *ev, enum tcase c, double deadline)
 			 * so that no ping timeout ends it for it (a PDU it
 			 * took would pass for one it refused).
 			 */
-			if (len >= ISDM_HDR_LEN_EXT + ISDM_BHS_LEN &&
-			    (msg[ISDM_HDR_LEN_EXT] & ISDM_BHS_OPCODE_MASK) ==
+			if (len >= HDR_LEN + ISDM_BHS_LEN &&
+			    (msg[HDR_LEN] & ISDM_BHS_OPCODE_MASK) ==
 			    ISDM_OP_NOP_OUT &&
-			    itool_get_be32(msg + ISDM_HDR_LEN_EXT + 16) !=
+			    itool_get_be32(msg + HDR_LEN + 16) !=
 			    0xffffffff)
 				nop_answer(itool_get_be32(msg +
-							  ISDM_HDR_LEN_EXT + 16));
+							  HDR_LEN + 16));
 			continue;
 		}
 		if (logged_in && len > 0 && !hello_seen &&
@@ -1769,10 +1826,10 @@ static void serve(struct rdma_cm_event *ev, enum tcase c, double deadline)
 				until = itool_now() + CLOSE_SEC;
 			continue;
 		}
-		if (len < ISDM_HDR_LEN_EXT + ISDM_BHS_LEN)
+		if (len < HDR_LEN + ISDM_BHS_LEN)
 			continue;
 		if (!logged_in) {
-			if ((msg[ISDM_HDR_LEN_EXT] & ISDM_BHS_OPCODE_MASK) ==
+			if ((msg[HDR_LEN] & ISDM_BHS_OPCODE_MASK) ==
 			    ISDM_OP_LOGIN_REQ)
 				ret = login_step(msg, len);
 		} else {
@@ -1823,6 +1880,9 @@ out:
 		printf(" hello=yes");
 	if (late)
 		printf(" late=%s", late);
+	if (c == ABORT_ZBVA)
+		printf(" zbva=%s landed=%d", itool_yes_no(t.hdr_len, "yes"),
+		       storm);
 	printf("\n");
 	fflush(stdout);
 }

@@ -239,9 +239,10 @@ int itool_recv(struct itool *t, unsigned char **msg, double secs)
 unsigned char *itool_pdu_start(struct itool *t, unsigned char op,
 			       unsigned char flags, uint32_t dlen)
 {
-	unsigned char *bhs = t->tx_buf + ISDM_HDR_LEN_EXT;
+	size_t hl = t->hdr_len ? t->hdr_len : ISDM_HDR_LEN_EXT;
+	unsigned char *bhs = t->tx_buf + hl;
 
-	memset(t->tx_buf, 0, ISDM_HDR_LEN_EXT + ISDM_BHS_LEN);
+	memset(t->tx_buf, 0, hl + ISDM_BHS_LEN);
 	t->tx_buf[0] = ISDM_OP_CTRL;
 	bhs[0] = op;
 	bhs[1] = flags;

@@ -63,6 +63,11 @@ struct itool {
 	size_t rx_size;
 	size_t tx_size;
 	int closed;
+	/*
+	 * iSER header length of the connection: 0 for the 28-byte expanded
+	 * header, ISDM_HDR_LEN_RFC when ZBVA was agreed (Annex A12)
+	 */
+	int hdr_len;
 	int send_status;	/* ibv_wc_status of the last itool_send_wr() */
 	struct rdma_cm_event *pending;
 	struct ibv_wc stashed[ITOOL_MAX_RX];
