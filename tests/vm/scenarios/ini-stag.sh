@@ -32,8 +32,9 @@
 # virtual addressing, which our initiator offers, and the held READ's
 # buffer (a passthrough READ through SG_IO into a buffer 512 bytes into a
 # page) does not start on a page boundary, so our initiator reads it
-# through a page-aligned bounce buffer of its own. After the ABORT TASK's
-# response the tool RDMA-writes to the STag one write after the other
+# through a page-aligned bounce buffer of its own. A write while the READ
+# is held must land (the addressing works); right behind the ABORT TASK's
+# response the tool RDMA-writes 4 KiB to the STag, 15 writes at a time,
 # until one fails: they land until the error handler's invalidation, and
 # the bounce buffer must be the initiator's until then (before the fix it
 # was freed with the task, before the invalidation: a write into freed
@@ -139,6 +140,10 @@ wait "$sgpid"
 vm_log "SG_IO ended with status $?: $(tail -n 2 "$VM_SCEN_DIR/sgio.out" | paste -sd ' ' -)"
 line=$(grep '^case=abort-zbva ' "$out")
 vm_log "iser_tgt: $line"
+case $line in
+*' pre=landed '*) ;;
+*) verdict="${verdict:+$verdict; }the write to the held READ's buffer did not land (the tool's ZBVA addressing?): $line" ;;
+esac
 case $line in
 *' late=refused'*) ;;
 *' late=written'*) verdict="${verdict:+$verdict; }the target could RDMA-write into the buffer of an aborted READ for 5 s (its STag was still valid)" ;;

@@ -63,14 +63,16 @@
  *               (RFC 5046 8.3.2) and the write must fail
  *   abort-zbva  as abort-late, but the CM REP accepts zero-based virtual
  *               addressing when the initiator offers it (so the 12-byte
- *               iSER header, and tagged offsets from 0), and right after
- *               the TMF Response RDMA Writes of 512 bytes to the held
- *               command's read STag, one after the other for up to 5 s,
- *               until one fails: the writes land until the initiator has
- *               invalidated the STag, and the memory behind it must stay
- *               the initiator's until then (with ZBVA our initiator reads
- *               a buffer that does not start on a page boundary through a
- *               bounce buffer of its own)
+ *               iSER header, and tagged offsets from 0); an RDMA Write of
+ *               512 bytes to the trigger's read STag while it is held
+ *               (it must land), and right behind the TMF Response in the
+ *               send queue RDMA Writes of 4 KiB to that STag, 15 at a
+ *               time, for up to 5 s, until one fails: the writes land
+ *               until the initiator has invalidated the STag, and the
+ *               memory behind it must stay the initiator's until then
+ *               (with ZBVA our initiator reads a buffer that does not
+ *               start on a page boundary through a bounce buffer of its
+ *               own)
  *   hello-unasked  a HelloReply (12 bytes, accepting) where no Hello was
  *               sent: the wrong phase for it
  *   kind-tmf    the trigger gets no SCSI Response but a TMF Response
@@ -103,7 +105,7 @@
  * It prints one line per connection, for the scenario to judge:
  *
  *   case=NAME login=ok|no sent=yes|no closed=yes|no|self[ hello=yes]
- *   [ late=...][ zbva=yes|no landed=N]
+ *   [ late=...][ zbva=yes|no pre=landed|refused landed=N]
  *
  * login: full feature phase reached; sent: the case's PDU went out;
  * closed: the initiator disconnected within 20 s of it, on its own (the
@@ -111,8 +113,9 @@
  * connection for it; self: the tool did, for good and reserved when it
  * had to); late (late-write, abort-late and abort-zbva only):
  * written when the late RDMA Write succeeded (abort-zbva: every one of
- * them for 5 s), refused when it failed; zbva and landed (abort-zbva):
- * whether ZBVA was agreed, how many writes landed;
+ * them for 5 s), refused when it failed; zbva, pre and landed
+ * (abort-zbva): whether ZBVA was agreed, what became of the write while
+ * the task was live, how many writes landed after the abort;
  * hello=yes: the initiator sent a Hello on the connection.
  *
  * When the last case is good, further connections are served as good ones
@@ -241,7 +244,10 @@
 #define NO_SUCCESS	0x18		/* RESERVATION CONFLICT: never a success */
 /* the iSER header of this connection: 28 bytes, or 12 with ZBVA */
 #define HDR_LEN		(t.hdr_len ? t.hdr_len : ISDM_HDR_LEN_EXT)
-#define STORM_SEC	5		/* abort-zbva: RDMA Writes for so long */
+#define STORM_SEC	5		/* abort-zbva: RDMA Writes for so long, */
+#define STORM_WRS	15		/* so many at a time (send queue: 16), */
+#define STORM_LEN	4096		/* of so many bytes */
+#define STORM_ID	0x5707		/* their work request IDs (and + 1) */
 
 enum tcase {
 	GOOD, RESERVED, LOGIN_DLEN, LOGIN_OP, DLEN, DLEN_BIG, PAD, SHORT, AHS,
@@ -307,8 +313,10 @@ static int logged_out;
 static int hello_seen;
 /* late-write: what became of the late RDMA Write */
 static const char *late;
-/* abort-zbva: how many of its RDMA Writes landed */
+/* abort-zbva: how many of its RDMA Writes landed after the abort */
 static int storm;
+/* abort-zbva: what became of a write while the task was live */
+static const char *pre;
 
 /* Response header: iSER header + BHS with ITT, StatSN, ExpCmdSN, MaxCmdSN. */
 static unsigned char *rsp_start(unsigned char op, unsigned char flags,
@@ -602,22 +610,83 @@ static int late_write(const struct cmd *c)
 }
 
 /*
- * abort-zbva: RDMA Writes to the read buffer of @c, whose task the
- * initiator has just aborted, one after the other from the TMF Response on,
- * until one fails or STORM_SEC seconds passed. Until the initiator has
- * invalidated the STag they land; the buffer behind it must still be the
- * initiator's then (KASAN on the debug kernel reports a write into freed
- * pages). 1: the case is done.
+ * abort-zbva: the TMF Response (@rsp_len bytes in t.tx_buf) for @c, whose
+ * task the initiator aborted, with RDMA Writes of STORM_LEN bytes to its
+ * read buffer right behind it in the send queue, and more of them as they
+ * complete, until one fails or STORM_SEC seconds passed. The initiator's
+ * error handler ends the task and invalidates its STag while they arrive
+ * (soft-RoCE on a debug kernel takes them at about 1 MiB/s): they land
+ * until the invalidation, and the memory behind the STag must stay the
+ * initiator's until then (KASAN reports a write into freed pages). -1 when
+ * the TMF Response failed, else 1: the case is done.
  */
-static int write_storm(const struct cmd *c)
+static int write_storm(const struct cmd *c, uint32_t rsp_len)
 {
+	struct ibv_sge rsge = {
+		.addr = (uintptr_t)t.tx_buf, .length = rsp_len,
+		.lkey = t.tx_mr->lkey,
+	};
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)(data_buf + ZERO_SIZE), .length = STORM_LEN,
+		.lkey = data_mr->lkey,
+	};
+	struct ibv_send_wr w[STORM_WRS + 1], *bad;
 	double end = itool_now() + STORM_SEC;
-	int ret;
+	int i, nw, first = 1, failed = 0;
+	struct ibv_wc wc;
 
+	memset(data_buf + ZERO_SIZE, 0xa5, STORM_LEN);
 	storm = 0;
-	while (!(ret = late_write(c)) && itool_now() < end)
-		storm++;
-	late = ret ? "refused" : "written";
+	while (!failed && itool_now() < end) {
+		memset(w, 0, sizeof(w));
+		nw = 0;
+		if (first) {
+			/* the TMF Response, then the writes */
+			w[0].sg_list = &rsge;
+			w[0].num_sge = 1;
+			w[0].opcode = IBV_WR_SEND;
+			w[0].send_flags = IBV_SEND_SOLICITED |
+					  IBV_SEND_SIGNALED;
+			w[0].wr_id = STORM_ID;
+			nw = 1;
+		}
+		for (i = 0; i < STORM_WRS; i++, nw++) {
+			w[nw].sg_list = &sge;
+			w[nw].num_sge = 1;
+			w[nw].opcode = IBV_WR_RDMA_WRITE;
+			w[nw].send_flags = IBV_SEND_SIGNALED;
+			w[nw].wr_id = STORM_ID + 1;
+			w[nw].wr.rdma.remote_addr = c->va;
+			w[nw].wr.rdma.rkey = c->stag;
+		}
+		for (i = 0; i + 1 < nw; i++)
+			w[i].next = &w[i + 1];
+		if (ibv_post_send(t.id->qp, w, &bad))
+			return first ? -1 : 1;
+		/* every work request completes: in order, or flushed */
+		for (i = 0; i < nw; ) {
+			if (itool_wait_wc(&t, &wc, 10))
+				return first ? -1 : 1;
+			if (wc.wr_id != STORM_ID && wc.wr_id != STORM_ID + 1) {
+				/* a receive: the initiator's next PDU */
+				if (t.nr_stashed < ITOOL_MAX_RX)
+					t.stashed[t.nr_stashed++] = wc;
+				continue;
+			}
+			i++;
+			if (wc.wr_id == STORM_ID) {
+				if (wc.status != IBV_WC_SUCCESS)
+					return -1;
+				continue;
+			}
+			if (wc.status == IBV_WC_SUCCESS)
+				storm++;
+			else
+				failed = 1;
+		}
+		first = 0;
+	}
+	late = failed ? "refused" : "written";
 	return 1;
 }
 
@@ -767,8 +836,11 @@ static int offend(const struct cmd *c)
 		rsp_start(ISDM_OP_SCSI_RSP, ISDM_BHS_FINAL, BIG_LEN, c->itt, 1);
 		memset(t.tx_buf + hl, 0, BIG_LEN);
 		return post_rsp(hl + BIG_LEN, NULL, 0, 0, 0);
-	case ABORT_LATE:
 	case ABORT_ZBVA:
+		/* the task is live: the write must land */
+		pre = late_write(c) ? "refused" : "landed";
+		/* fall through */
+	case ABORT_LATE:
 		if (!c->rsv)
 			return -1;
 		aborted = *c;
@@ -1643,15 +1715,20 @@ static int ffp_step(const unsigned char *msg)
 					live_del(0);
 		}
 		rsp_start(ISDM_OP_TMF_RSP, ISDM_BHS_FINAL, 0, itt, 1);
-		ret = post_rsp(HDR_LEN + ISDM_BHS_LEN, NULL, 0, 0, 0);
 		/* abort-late: ABORT TASK (function 1) of the held trigger */
+		if (have_aborted && (bhs[1] & 0x7f) == 1 &&
+		    itool_get_be32(bhs + 20) == aborted.itt &&
+		    tcase == ABORT_ZBVA) {
+			have_aborted = 0;
+			sent = 1;
+			return write_storm(&aborted, HDR_LEN + ISDM_BHS_LEN);
+		}
+		ret = post_rsp(HDR_LEN + ISDM_BHS_LEN, NULL, 0, 0, 0);
 		if (ret || !have_aborted || (bhs[1] & 0x7f) != 1 ||
 		    itool_get_be32(bhs + 20) != aborted.itt)
 			return ret;
 		have_aborted = 0;
 		sent = 1;
-		if (tcase == ABORT_ZBVA)
-			return write_storm(&aborted);
 		sleep(1);
 		late = late_write(&aborted) ? "refused" : "written";
 		return 1;
@@ -1766,6 +1843,7 @@ static void serve(struct rdma_cm_event *ev, enum tcase c, double deadline)
 	hello_seen = 0;
 	late = NULL;
 	storm = 0;
+	pre = NULL;
 	stat_sn = 0;
 	exp_cmd_sn = 0;
 	t.closed = 0;
@@ -1881,7 +1959,8 @@ out:
 	if (late)
 		printf(" late=%s", late);
 	if (c == ABORT_ZBVA)
-		printf(" zbva=%s landed=%d", itool_yes_no(t.hdr_len, "yes"),
+		printf(" zbva=%s pre=%s landed=%d",
+		       itool_yes_no(t.hdr_len, "yes"), pre ? pre : "none",
 		       storm);
 	printf("\n");
 	fflush(stdout);
