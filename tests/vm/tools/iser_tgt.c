@@ -66,8 +66,8 @@
  *               iSER header, and tagged offsets from 0); an RDMA Write of
  *               512 bytes to the trigger's read STag while it is held
  *               (it must land), and right behind the TMF Response in the
- *               send queue RDMA Writes of 4 KiB to that STag, 15 at a
- *               time, for up to 5 s, until one fails: the writes land
+ *               send queue RDMA Writes of 4 KiB to that STag, 15 in
+ *               flight, for up to 5 s, until one fails: the writes land
  *               until the initiator has invalidated the STag, and the
  *               memory behind it must stay the initiator's until then
  *               (with ZBVA our initiator reads a buffer that does not
@@ -245,7 +245,7 @@
 /* the iSER header of this connection: 28 bytes, or 12 with ZBVA */
 #define HDR_LEN		(t.hdr_len ? t.hdr_len : ISDM_HDR_LEN_EXT)
 #define STORM_SEC	5		/* abort-zbva: RDMA Writes for so long, */
-#define STORM_WRS	15		/* so many at a time (send queue: 16), */
+#define STORM_WRS	15		/* so many in flight (send queue: 16), */
 #define STORM_LEN	4096		/* of so many bytes */
 #define STORM_ID	0x5707		/* their work request IDs (and + 1) */
 
@@ -611,14 +611,15 @@ static int late_write(const struct cmd *c)
 
 /*
  * abort-zbva: the TMF Response (@rsp_len bytes in t.tx_buf) for @c, whose
- * task the initiator aborted, with RDMA Writes of STORM_LEN bytes to its
- * read buffer right behind it in the send queue, and more of them as they
- * complete, until one fails or STORM_SEC seconds passed. The initiator's
- * error handler ends the task and invalidates its STag while they arrive
- * (soft-RoCE on a debug kernel takes them at about 1 MiB/s): they land
- * until the invalidation, and the memory behind the STag must stay the
- * initiator's until then (KASAN reports a write into freed pages). -1 when
- * the TMF Response failed, else 1: the case is done.
+ * task the initiator aborted, with STORM_WRS RDMA Writes of STORM_LEN bytes
+ * to its read buffer right behind it in the send queue, and a new one for
+ * each that completes, so that the queue never runs dry, until one fails or
+ * STORM_SEC seconds passed. The initiator's error handler ends the task and
+ * invalidates its STag while they arrive (soft-RoCE on a debug kernel
+ * takes them at about 1 MiB/s): they land until the invalidation, and the
+ * memory behind the STag must stay the initiator's until then (KASAN
+ * reports a write into freed pages). -1 when the TMF Response failed, else
+ * 1: the case is done.
  */
 static int write_storm(const struct cmd *c, uint32_t rsp_len)
 {
@@ -632,59 +633,57 @@ static int write_storm(const struct cmd *c, uint32_t rsp_len)
 	};
 	struct ibv_send_wr w[STORM_WRS + 1], *bad;
 	double end = itool_now() + STORM_SEC;
-	int i, nw, first = 1, failed = 0;
+	int i, out, failed = 0;
 	struct ibv_wc wc;
 
 	memset(data_buf + ZERO_SIZE, 0xa5, STORM_LEN);
+	memset(w, 0, sizeof(w));
+	/* the TMF Response, then the writes */
+	w[0].sg_list = &rsge;
+	w[0].num_sge = 1;
+	w[0].opcode = IBV_WR_SEND;
+	w[0].send_flags = IBV_SEND_SOLICITED | IBV_SEND_SIGNALED;
+	w[0].wr_id = STORM_ID;
+	for (i = 1; i <= STORM_WRS; i++) {
+		w[i].sg_list = &sge;
+		w[i].num_sge = 1;
+		w[i].opcode = IBV_WR_RDMA_WRITE;
+		w[i].send_flags = IBV_SEND_SIGNALED;
+		w[i].wr_id = STORM_ID + 1;
+		w[i].wr.rdma.remote_addr = c->va;
+		w[i].wr.rdma.rkey = c->stag;
+		w[i - 1].next = &w[i];
+	}
 	storm = 0;
-	while (!failed && itool_now() < end) {
-		memset(w, 0, sizeof(w));
-		nw = 0;
-		if (first) {
-			/* the TMF Response, then the writes */
-			w[0].sg_list = &rsge;
-			w[0].num_sge = 1;
-			w[0].opcode = IBV_WR_SEND;
-			w[0].send_flags = IBV_SEND_SOLICITED |
-					  IBV_SEND_SIGNALED;
-			w[0].wr_id = STORM_ID;
-			nw = 1;
+	if (ibv_post_send(t.id->qp, w, &bad))
+		return -1;
+	w[STORM_WRS].next = NULL;
+	out = STORM_WRS + 1;
+	while (out) {
+		if (itool_wait_wc(&t, &wc, 10))
+			break;
+		if (wc.wr_id != STORM_ID && wc.wr_id != STORM_ID + 1) {
+			/* a receive: the initiator's next PDU */
+			if (t.nr_stashed < ITOOL_MAX_RX)
+				t.stashed[t.nr_stashed++] = wc;
+			continue;
 		}
-		for (i = 0; i < STORM_WRS; i++, nw++) {
-			w[nw].sg_list = &sge;
-			w[nw].num_sge = 1;
-			w[nw].opcode = IBV_WR_RDMA_WRITE;
-			w[nw].send_flags = IBV_SEND_SIGNALED;
-			w[nw].wr_id = STORM_ID + 1;
-			w[nw].wr.rdma.remote_addr = c->va;
-			w[nw].wr.rdma.rkey = c->stag;
+		out--;
+		if (wc.wr_id == STORM_ID) {
+			if (wc.status != IBV_WC_SUCCESS)
+				return -1;
+			continue;
 		}
-		for (i = 0; i + 1 < nw; i++)
-			w[i].next = &w[i + 1];
-		if (ibv_post_send(t.id->qp, w, &bad))
-			return first ? -1 : 1;
-		/* every work request completes: in order, or flushed */
-		for (i = 0; i < nw; ) {
-			if (itool_wait_wc(&t, &wc, 10))
-				return first ? -1 : 1;
-			if (wc.wr_id != STORM_ID && wc.wr_id != STORM_ID + 1) {
-				/* a receive: the initiator's next PDU */
-				if (t.nr_stashed < ITOOL_MAX_RX)
-					t.stashed[t.nr_stashed++] = wc;
-				continue;
-			}
-			i++;
-			if (wc.wr_id == STORM_ID) {
-				if (wc.status != IBV_WC_SUCCESS)
-					return -1;
-				continue;
-			}
-			if (wc.status == IBV_WC_SUCCESS)
-				storm++;
-			else
-				failed = 1;
+		if (wc.status != IBV_WC_SUCCESS) {
+			/* the rest is flushed */
+			failed = 1;
+			break;
 		}
-		first = 0;
+		storm++;
+		/* the next write in the slot this one left */
+		if (itool_now() < end &&
+		    !ibv_post_send(t.id->qp, &w[STORM_WRS], &bad))
+			out++;
 	}
 	late = failed ? "refused" : "written";
 	return 1;
