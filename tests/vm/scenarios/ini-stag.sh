@@ -34,7 +34,7 @@
 # page) does not start on a page boundary, so our initiator reads it
 # through a page-aligned bounce buffer of its own. A write while the READ
 # is held must land (the addressing works); right behind the ABORT TASK's
-# response the tool RDMA-writes 4 KiB to the STag, 15 writes in flight,
+# response the tool RDMA-writes 512 bytes to the STag, 255 writes in flight,
 # until one fails: they land until the error handler's invalidation, and
 # the bounce buffer must be the initiator's until then (before the fix it
 # was freed with the task, before the invalidation: a write into freed

@@ -66,7 +66,7 @@
  *               iSER header, and tagged offsets from 0); an RDMA Write of
  *               512 bytes to the trigger's read STag while it is held
  *               (it must land), and right behind the TMF Response in the
- *               send queue RDMA Writes of 4 KiB to that STag, 15 in
+ *               send queue RDMA Writes of 512 bytes to that STag, 255 in
  *               flight, for up to 5 s, until one fails: the writes land
  *               until the initiator has invalidated the STag, and the
  *               memory behind it must stay the initiator's until then
@@ -245,8 +245,8 @@
 /* the iSER header of this connection: 28 bytes, or 12 with ZBVA */
 #define HDR_LEN		(t.hdr_len ? t.hdr_len : ISDM_HDR_LEN_EXT)
 #define STORM_SEC	5		/* abort-zbva: RDMA Writes for so long, */
-#define STORM_WRS	15		/* so many in flight (send queue: 16), */
-#define STORM_LEN	4096		/* of so many bytes */
+#define STORM_WRS	255		/* so many in flight, */
+#define STORM_LEN	512		/* of so many bytes */
 #define STORM_ID	0x5707		/* their work request IDs (and + 1) */
 
 enum tcase {
@@ -660,8 +660,13 @@ static int write_storm(const struct cmd *c, uint32_t rsp_len)
 	w[STORM_WRS].next = NULL;
 	out = STORM_WRS + 1;
 	while (out) {
-		if (itool_wait_wc(&t, &wc, 10))
+		/* busy: the next write goes out as soon as a slot is free */
+		int n = ibv_poll_cq(t.cq, 1, &wc);
+
+		if (n < 0 || itool_now() > end + 10)
 			break;
+		if (!n)
+			continue;
 		if (wc.wr_id != STORM_ID && wc.wr_id != STORM_ID + 1) {
 			/* a receive: the initiator's next PDU */
 			if (t.nr_stashed < ITOOL_MAX_RX)
@@ -1777,6 +1782,8 @@ static int accept_conn(struct rdma_cm_event *ev)
 		rsvd_bits = 0x03;
 	}
 	t.id = ev->id;
+	/* abort-zbva keeps STORM_WRS RDMA Writes and a Send in flight */
+	t.sq_depth = tcase == ABORT_ZBVA ? STORM_WRS + 1 : 0;
 	ret = itool_verbs_init(&t, NR_RX, RX_SIZE, TX_SIZE);
 	if (!ret) {
 		data_mr = ibv_reg_mr(t.pd, data_buf, sizeof(data_buf), 0);

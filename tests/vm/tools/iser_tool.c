@@ -77,6 +77,7 @@ int itool_verbs_init(struct itool *t, int nr_rx, size_t rx_size,
 		     size_t tx_size)
 {
 	struct ibv_qp_init_attr qa = {};
+	int sq = t->sq_depth ? t->sq_depth : 16;
 	int i;
 
 	if (nr_rx > ITOOL_MAX_RX)
@@ -87,14 +88,16 @@ int itool_verbs_init(struct itool *t, int nr_rx, size_t rx_size,
 	t->last_rx = -1;
 	t->nr_stashed = 0;
 	t->pd = ibv_alloc_pd(t->id->verbs);
-	t->cq = t->pd ? ibv_create_cq(t->id->verbs, 2 * ITOOL_MAX_RX + 8,
+	/* every send may be signaled, and every receive completes */
+	t->cq = t->pd ? ibv_create_cq(t->id->verbs,
+				      sq + 2 * ITOOL_MAX_RX + 8,
 				      NULL, NULL, 0) : NULL;
 	if (!t->cq)
 		return -1;
 	qa.send_cq = t->cq;
 	qa.recv_cq = t->cq;
 	qa.qp_type = IBV_QPT_RC;
-	qa.cap.max_send_wr = 16;
+	qa.cap.max_send_wr = sq;
 	qa.cap.max_recv_wr = nr_rx;
 	qa.cap.max_send_sge = 1;
 	qa.cap.max_recv_sge = 1;

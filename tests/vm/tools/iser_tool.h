@@ -68,6 +68,8 @@ struct itool {
 	 * header, ISDM_HDR_LEN_RFC when ZBVA was agreed (Annex A12)
 	 */
 	int hdr_len;
+	/* send queue depth to create the QP with: 0 for 16 */
+	int sq_depth;
 	int send_status;	/* ibv_wc_status of the last itool_send_wr() */
 	struct rdma_cm_event *pending;
 	struct ibv_wc stashed[ITOOL_MAX_RX];
