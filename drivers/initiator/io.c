@@ -104,6 +104,14 @@ int isi_fr_pool_init(struct isi_conn *ic, u32 nr, u32 pages)
 	return 0;
 }
 
+/* Free the pages @fr held for an ended task: @fr no longer reaches them. */
+static void isi_fr_release_held(struct isi_fr *fr)
+{
+	if (fr->held)
+		__free_pages(fr->held, fr->held_order);
+	fr->held = NULL;
+}
+
 /**
  * isi_fr_pool_destroy() - free the FRWR descriptors
  * @ic: the connection; its QP must be drained
@@ -112,25 +120,32 @@ void isi_fr_pool_destroy(struct isi_conn *ic)
 {
 	u32 i;
 
-	for (i = 0; i < ic->nr_frs; i++)
+	for (i = 0; i < ic->nr_frs; i++) {
 		ib_dereg_mr(ic->frs[i].mr);
+		isi_fr_release_held(&ic->frs[i]);
+	}
 	kfree(ic->frs);
 	ic->frs = NULL;
 	ic->nr_frs = 0;
 	INIT_LIST_HEAD(&ic->fr_free);
 }
 
+/* A free MR that holds no pages of an ended task, or NULL. */
 static struct isi_fr *isi_fr_get(struct isi_conn *ic)
 {
-	struct isi_fr *fr;
+	struct isi_fr *fr, *found = NULL;
 	unsigned long flags;
 
 	spin_lock_irqsave(&ic->fr_lock, flags);
-	fr = list_first_entry_or_null(&ic->fr_free, struct isi_fr, entry);
-	if (fr)
-		list_del(&fr->entry);
+	list_for_each_entry(fr, &ic->fr_free, entry) {
+		if (!fr->held) {
+			list_del(&fr->entry);
+			found = fr;
+			break;
+		}
+	}
 	spin_unlock_irqrestore(&ic->fr_lock, flags);
-	return fr;
+	return found;
 }
 
 static void isi_fr_put(struct isi_conn *ic, struct isi_fr *fr)
@@ -243,8 +258,10 @@ int isi_fr_fence(struct isi_conn *ic)
 	}
 	wait_for_completion(&f.done);
 	if (!ret && !atomic_read(&f.failed)) {
-		list_for_each_entry(fr, &stale, entry)
+		list_for_each_entry(fr, &stale, entry) {
 			fr->valid = false;
+			isi_fr_release_held(fr);
+		}
 		ret = n;
 	} else if (!ret) {
 		ret = -EIO;
@@ -274,13 +291,11 @@ void isi_reg_done(struct ib_cq *cq, struct ib_wc *wc)
 static void isi_unmap_data(struct isi_conn *ic, struct isi_task *it,
 			   struct scsi_cmnd *sc)
 {
+	struct isi_fr *fr = it->fr;
+
 	if (it->inv_slot) {
 		atomic_dec(&ic->sq_used);
 		it->inv_slot = false;
-	}
-	if (it->fr) {
-		isi_fr_put(ic, it->fr);
-		it->fr = NULL;
 	}
 	if (it->nents) {
 		ib_dma_unmap_sg(ic->base.dev->ib_dev, it->sgl, it->sg_count,
@@ -293,8 +308,26 @@ static void isi_unmap_data(struct isi_conn *ic, struct isi_task *it,
 			sg_copy_from_buffer(scsi_sglist(sc), scsi_sg_count(sc),
 					    page_address(it->bounce),
 					    scsi_bufflen(sc));
-		__free_pages(it->bounce, it->bounce_order);
+		/*
+		 * A task that ended without a SCSI Response leaves its MR
+		 * valid until isi_fr_fence(): the target can still write
+		 * into the bounce pages until then, so they go with the MR
+		 * (the SCSI buffer itself stays the midlayer's until the
+		 * error handler returns).
+		 */
+		if (fr && fr->valid) {
+			fr->held = it->bounce;
+			fr->held_order = it->bounce_order;
+			atomic_inc(&((struct isi_host *)
+				     iscsi_host_priv(sc->device->host))->bounce_held);
+		} else {
+			__free_pages(it->bounce, it->bounce_order);
+		}
 		it->bounce = NULL;
+	}
+	if (fr) {
+		isi_fr_put(ic, fr);
+		it->fr = NULL;
 	}
 	it->rsv = false;
 	it->wsv = false;

@@ -137,11 +137,17 @@ struct isi_tx {
  * @entry: in the connection's free list
  * @mr: the memory region
  * @valid: the MR is registered and must be invalidated before reuse
+ * @held: the bounce buffer of a task that ended while @mr still reached
+ *	it (no SCSI Response: error handling ended the task); freed once
+ *	@mr is invalid, and until then @mr is not handed out
+ * @held_order: allocation order of @held
  */
 struct isi_fr {
 	struct list_head	entry;
 	struct ib_mr		*mr;
 	bool			valid;
+	struct page		*held;
+	unsigned int		held_order;
 };
 
 /**
@@ -203,6 +209,8 @@ struct isi_task {
  *	buffer's size follows from it)
  * @rx_spilled: messages longer than one receive buffer (%ISI_RX_SMALL)
  *	received by this host's connections, live
+ * @bounce_held: bounce buffers of tasks that ended while their MR still
+ *	reached them, kept with the MR until it was invalidated (isi_fr.held)
  * @hello: the connection exchanged Hello and HelloReply
  * @hello_ord: the iSER-ORD of that HelloReply
  * @hello_ver: the iSER version of that HelloReply
@@ -219,6 +227,7 @@ struct isi_host {
 	u32			nr_rx;
 	u32			rx_data_max;
 	atomic_t		rx_spilled;
+	atomic_t		bounce_held;
 	bool			hello;
 	u16			hello_ord;
 	u8			hello_ver;

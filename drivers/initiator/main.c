@@ -550,6 +550,8 @@ static int isi_conn_show(struct seq_file *m, void *unused)
 			   ISDM_HDR_LEN_EXT + ISDM_BHS_LEN + ih->rx_data_max);
 		seq_printf(m, "rx_spilled: %d\n",
 			   atomic_read(&ih->rx_spilled));
+		seq_printf(m, "bounce_held: %d\n",
+			   atomic_read(&ih->bounce_held));
 		seq_printf(m, "hello: %d\n", ih->hello);
 		if (ih->hello)
 			seq_printf(m, "hello_reply: version %u ord %u\n",

@@ -156,6 +156,13 @@ if [ "$VM_INITIATOR" = ours ]; then
 	esac
 	[ "$(vm_scen_dmesg | grep -c 'ib_iser: error handling: invalidated [1-9][0-9]* MR')" -ge 2 ] ||
 		verdict="${verdict:+$verdict; }no second 'error handling: invalidated N MR(s)' line"
+	# the aborted READ's bounce buffer was still reachable through its
+	# MR when the task ended: the initiator kept it until the
+	# invalidation (before, it was freed there)
+	held=$(awk '/^bounce_held:/ { print $2 }' /sys/kernel/debug/ib_iser/host*/conn 2>/dev/null)
+	vm_log "initiator debugfs: bounce_held ${held:-none}"
+	[ "${held:-0}" -ge 1 ] ||
+		verdict="${verdict:+$verdict; }the aborted READ's bounce buffer was not kept with its MR (bounce_held ${held:-none})"
 fi
 
 vm_wait 60 vm_logged_in ||
