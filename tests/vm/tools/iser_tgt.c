@@ -840,13 +840,13 @@ static int offend(const struct cmd *c)
 		rsp_start(ISDM_OP_SCSI_RSP, ISDM_BHS_FINAL, BIG_LEN, c->itt, 1);
 		memset(t.tx_buf + hl, 0, BIG_LEN);
 		return post_rsp(hl + BIG_LEN, NULL, 0, 0, 0);
-	case ABORT_ZBVA:
-		/* the task is live: the write must land */
-		pre = late_write(c) ? "refused" : "landed";
-		/* fall through */
 	case ABORT_LATE:
+	case ABORT_ZBVA:
 		if (!c->rsv)
 			return -1;
+		/* abort-zbva: the task is live, the write must land */
+		if (tcase == ABORT_ZBVA)
+			pre = late_write(c) ? "refused" : "landed";
 		aborted = *c;
 		have_aborted = 1;
 		return 0;		/* acts on the ABORT TASK */
