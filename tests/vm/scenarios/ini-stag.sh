@@ -49,6 +49,17 @@ vm_rxe_up
 vm_load_roles
 out=$VM_SCEN_DIR/iser_tgt.out
 vm_iser_tgt_start "$out" late-write,abort-late,abort-zbva,good -t 1000 -w 150
+# case_line CASE PID WHAT OUT: wait for iser_tgt's line of CASE, then for
+# the READ (PID, the tool WHAT, its output in OUT) that the case held; log
+# both, and set line to iser_tgt's line
+case_line() {
+	vm_wait 90 grep -q "^case=$1 " "$out" ||
+		vm_fail "${verdict:+$verdict; }iser_tgt did not finish the $1 case: $(cat "$out" "$out.err")"
+	wait "$2"
+	vm_log "$3 ended with status $?: $(tail -n 2 "$4" | paste -sd ' ' -)"
+	line=$(grep "^case=$1 " "$out")
+	vm_log "iser_tgt: $line"
+}
 vm_iscsid_start
 dev=$(vm_iser_tgt_login) || exit 1
 sysd=/sys/block/${dev#/dev/}/queue
@@ -78,13 +89,7 @@ sleep 2
 vm_log "+ sg_raw -r 4096 -t 5 $dev 28 00 00 00 03 e8 00 00 08 00 (expected to fail)"
 sg_raw -r 4096 -t 5 -o /dev/null "$dev" 28 00 00 00 03 e8 00 00 08 00 \
 	>"$VM_SCEN_DIR/sg_raw.out" 2>&1 &
-sgpid=$!
-vm_wait 90 grep -q '^case=abort-late ' "$out" ||
-	vm_fail "${verdict:+$verdict; }iser_tgt did not finish the abort-late case: $(cat "$out" "$out.err")"
-wait "$sgpid"
-vm_log "sg_raw ended with status $?: $(tail -n 2 "$VM_SCEN_DIR/sg_raw.out" | paste -sd ' ' -)"
-line=$(grep '^case=abort-late ' "$out")
-vm_log "iser_tgt: $line"
+case_line abort-late $! sg_raw "$VM_SCEN_DIR/sg_raw.out"
 case $line in
 *' late=refused'*) ;;
 *' late=written'*) verdict="${verdict:+$verdict; }the target RDMA-wrote into the buffer of an aborted READ (its STag was still valid)" ;;
@@ -133,13 +138,7 @@ print("status=0x%x host_status=0x%x driver_status=0x%x duration=%u ms"
       % (h.status, h.host_status, h.driver_status, h.duration))
 sys.exit(0 if h.status == 0 and h.host_status == 0 and h.driver_status == 0 else 1)
 PY
-sgpid=$!
-vm_wait 90 grep -q '^case=abort-zbva ' "$out" ||
-	vm_fail "${verdict:+$verdict; }iser_tgt did not finish the abort-zbva case: $(cat "$out" "$out.err")"
-wait "$sgpid"
-vm_log "SG_IO ended with status $?: $(tail -n 2 "$VM_SCEN_DIR/sgio.out" | paste -sd ' ' -)"
-line=$(grep '^case=abort-zbva ' "$out")
-vm_log "iser_tgt: $line"
+case_line abort-zbva $! SG_IO "$VM_SCEN_DIR/sgio.out"
 case $line in
 *' pre=landed '*) ;;
 *) verdict="${verdict:+$verdict; }the write to the held READ's buffer did not land (the tool's ZBVA addressing?): $line" ;;
