@@ -316,10 +316,11 @@ static void isi_unmap_data(struct isi_conn *ic, struct isi_task *it,
 		 * error handler returns).
 		 */
 		if (fr && fr->valid) {
+			struct isi_host *ih = iscsi_host_priv(sc->device->host);
+
 			fr->held = it->bounce;
 			fr->held_order = it->bounce_order;
-			atomic_inc(&((struct isi_host *)
-				     iscsi_host_priv(sc->device->host))->bounce_held);
+			atomic_inc(&ih->bounce_held);
 		} else {
 			__free_pages(it->bounce, it->bounce_order);
 		}
@@ -1214,10 +1215,11 @@ static void isi_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	ib_dma_sync_single_for_cpu(ic->base.dev->ib_dev, d->dma, d->size,
 				   DMA_FROM_DEVICE);
 	if (len > d->size && !login) {
+		struct isi_host *ih = iscsi_host_priv(conn->session->host);
+
 		buf = isi_rx_unspill(ic, d, len);
 		spilled = true;
-		atomic_inc(&((struct isi_host *)
-			     iscsi_host_priv(conn->session->host))->rx_spilled);
+		atomic_inc(&ih->rx_spilled);
 	}
 	/* pairs with isi_hello_send(): the first message after our Hello */
 	if (unlikely(smp_load_acquire(&ic->hello_state) == ISI_HELLO_SENT) &&

@@ -209,8 +209,9 @@ struct isi_task {
  *	buffer's size follows from it)
  * @rx_spilled: messages longer than one receive buffer (%ISI_RX_SMALL)
  *	received by this host's connections, live
- * @bounce_held: bounce buffers of tasks that ended while their MR still
- *	reached them, kept with the MR until it was invalidated (isi_fr.held)
+ * @bounce_held: how many bounce buffers of tasks that ended while their
+ *	MR still reached them were kept with the MR until it was invalidated
+ *	(isi_fr.held); a running count, never decremented
  * @hello: the connection exchanged Hello and HelloReply
  * @hello_ord: the iSER-ORD of that HelloReply
  * @hello_ver: the iSER version of that HelloReply
