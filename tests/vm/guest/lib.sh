@@ -831,6 +831,27 @@ vm_login_disk() {
 	vm_check_iser_session >&2
 	vm_disk
 }
+# vm_prefill DEV: write the whole LUN once, so that reads return written
+# blocks and not a sparse ramdisk (the benchmark and the tools behind it)
+vm_prefill() {
+	vm_must fio --name=prefill --filename="$1" --rw=write --bs=1M --iodepth=8 \
+		--direct=1 --ioengine=libaio --output=/dev/null
+}
+
+# vm_bench_disk: the pairing set up as the benchmark has it (soft-RoCE,
+# both roles, the ramdisk LUN), logged in, checked and prefilled; the disk
+# in VM_BENCH_DEV (a variable, not printed: the setup must run in this
+# shell, not in a command substitution)
+vm_bench_disk() {
+	vm_rxe_up
+	vm_load_roles
+	vm_target_setup
+	vm_iscsid_start
+	vm_node_new
+	VM_BENCH_DEV=$(vm_login_disk) || exit 1
+	vm_check_disk "$VM_BENCH_DEV"
+	vm_prefill "$VM_BENCH_DEV"
+}
 
 # vm_iser_tgt_start OUT CASES [ARGS...]: start tests/vm/tools/iser_tgt (a
 # hostile userspace target) on $VM_TGT_IP port $VM_ISER_TGT_PORT (3262;

@@ -97,9 +97,7 @@ rxe_counters() {
 out=$VM_SCEN_DIR/bench.json
 : >"$out"
 rxe_counters >/tmp/rxe.start
-# prefill so that reads return written blocks, not a sparse ramdisk
-vm_must fio --name=prefill --filename="$dev" --rw=write --bs=1M --iodepth=8 \
-	--direct=1 --ioengine=libaio --output=/dev/null
+vm_prefill "$dev"
 # one job each (numjobs=1), guest/lib.sh's table
 for w in "${VM_BENCH_WORKLOADS[@]}"; do
 	read -r name opts <<<"$w"

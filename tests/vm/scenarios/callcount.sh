@@ -25,15 +25,8 @@ esac
 opts=$(vm_bench_workload "$workload") ||
 	vm_fail "callcount.sh: unknown workload '$workload'"
 
-vm_rxe_up
-vm_load_roles
-vm_target_setup
-vm_iscsid_start
-vm_node_new
-dev=$(vm_login_disk) || exit 1
-vm_check_disk "$dev"
-vm_must fio --name=prefill --filename="$dev" --rw=write --bs=1M --iodepth=8 \
-	--direct=1 --ioengine=libaio --output=/dev/null
+vm_bench_disk
+dev=$VM_BENCH_DEV
 
 tr=/sys/kernel/tracing
 [ -e $tr/available_tracers ] || mount -t tracefs tracefs $tr 2>/dev/null

@@ -24,15 +24,8 @@ opts=$(vm_bench_workload "$workload") ||
 	vm_fail "profile.sh: unknown workload '$workload'"
 command -v perf >/dev/null || vm_fail "profile.sh: no perf in the guest (linux-perf on the host)"
 
-vm_rxe_up
-vm_load_roles
-vm_target_setup
-vm_iscsid_start
-vm_node_new
-dev=$(vm_login_disk) || exit 1
-vm_check_disk "$dev"
-vm_must fio --name=prefill --filename="$dev" --rw=write --bs=1M --iodepth=8 \
-	--direct=1 --ioengine=libaio --output=/dev/null
+vm_bench_disk
+dev=$VM_BENCH_DEV
 
 args=()
 for o in $opts; do
