@@ -831,6 +831,13 @@ vm_login_disk() {
 	vm_check_iser_session >&2
 	vm_disk
 }
+
+# vm_disk_requests DEV: the reads and writes DEV has completed so far
+# (/sys/block/<disk>/stat), to divide what a workload cost by
+vm_disk_requests() {
+	awk '{ print $1 + $5 }' "/sys/block/${1##*/}/stat"
+}
+
 # vm_prefill DEV: write the whole LUN once, so that reads return written
 # blocks and not a sparse ramdisk (the benchmark and the tools behind it)
 vm_prefill() {

@@ -79,7 +79,7 @@ work_counts() {
 	for f in /sys/class/infiniband/*/ports/1/hw_counters/sent_pkts; do
 		[ -f "$f" ] && pkts=$((pkts + $(cat "$f")))
 	done
-	ios=$(awk '{ print $1 + $5 }' "/sys/block/${dev##*/}/stat")
+	ios=$(vm_disk_requests "$dev")
 	awk -v pkts="$pkts" -v ios="$ios" '/^ctxt / { c = $2 } /^intr / { i = $2 }
 		END { print c, i, pkts, ios }' /proc/stat
 }

@@ -14,8 +14,9 @@
 # two targets can be compared step by step on a busy machine, where
 # perf's sampling cannot tell 7% apart. In $VM_SCEN_DIR: callcount.txt
 # (every traced function, calls per request), callcount-caller.txt (the
-# same per function and caller) and callcount-mod.txt (per module). The ring buffer must not overflow: a run that lost events
-# fails rather than report short counts.
+# same per function and caller) and callcount-mod.txt (per module). The
+# ring buffer must not overflow: a run that lost events fails rather than
+# report short counts.
 
 workload=${1:-}
 ios=${2:-4000}
@@ -66,20 +67,18 @@ echo 196608 >$tr/buffer_size_kb ||
 echo function >$tr/current_tracer
 vm_log "tracing $nf functions (modules:$mods and core kernel calls)"
 
-disk=${dev#/dev/}
-reqs() { awk '{ print $1 + $5 }' "/sys/block/$disk/stat"; }
 args=()
 for o in $opts; do
 	args+=("--$o")
 done
-r0=$(reqs)
+r0=$(vm_disk_requests "$dev")
 echo 1 >$tr/tracing_on
 fio --name="$workload" --filename="$dev" --direct=1 --ioengine=libaio \
 	--number_ios="$ios" --size=64M "${args[@]}" \
 	--output="$VM_SCEN_DIR/fio.txt" >/dev/null 2>&1
 rc=$?
 echo 0 >$tr/tracing_on
-r1=$(reqs)
+r1=$(vm_disk_requests "$dev")
 [ "$rc" = 0 ] || vm_fail "fio failed: $(tail -n 3 "$VM_SCEN_DIR/fio.txt" | paste -sd ' ' -)"
 n=$((r1 - r0))
 [ "$n" -gt 0 ] || vm_fail "the disk completed no request"
@@ -88,21 +87,24 @@ lost=$(cat $tr/per_cpu/cpu*/stats | awk '/^(overrun|dropped events):/ { s += $NF
 	vm_fail "the trace buffer lost $lost events: fewer requests (IOS) or a larger buffer"
 vm_log "$workload: $n requests traced"
 
-# every line of the trace is "task-pid [cpu] flags time: function <-caller"
-awk -v n="$n" '
-	/^#/ { next }
-	{ for (i = 1; i < NF; i++) if ($i ~ /:$/ && $(i + 1) !~ /^</) { f[$(i + 1)]++; break } }
-	END { for (k in f) printf "%10.3f %s\n", f[k] / n, k }' $tr/trace |
-	sort -k1,1 -nr >"$VM_SCEN_DIR/callcount.txt"
-# the same per caller, for the core kernel's calls (who allocates, who
-# wakes whom)
-awk -v n="$n" '
+# every line of the trace is "task-pid [cpu] flags time: function <-caller";
+# one pass counts each function, and each function per caller (who
+# allocates, who wakes whom)
+awk -v n="$n" -v byfn="$VM_SCEN_DIR/callcount.unsorted" \
+	-v bycaller="$VM_SCEN_DIR/callcount-caller.unsorted" '
 	/^#/ { next }
 	{ for (i = 1; i < NF; i++) if ($i ~ /:$/ && $(i + 1) !~ /^</) {
-		if ($(i + 2) ~ /^</) f[$(i + 1) " " substr($(i + 2), 3)]++
+		f[$(i + 1)]++
+		if ($(i + 2) ~ /^</) c[$(i + 1) " " substr($(i + 2), 3)]++
 		break } }
-	END { for (k in f) printf "%10.3f %s\n", f[k] / n, k }' $tr/trace |
-	sort -k1,1 -nr >"$VM_SCEN_DIR/callcount-caller.txt"
+	END {
+		for (k in f) printf "%10.3f %s\n", f[k] / n, k >byfn
+		for (k in c) printf "%10.3f %s\n", c[k] / n, k >bycaller
+	}' $tr/trace
+for o in callcount callcount-caller; do
+	sort -k1,1 -nr "$VM_SCEN_DIR/$o.unsorted" >"$VM_SCEN_DIR/$o.txt" &&
+		rm -f "$VM_SCEN_DIR/$o.unsorted"
+done
 echo nop >$tr/current_tracer
 : >$tr/set_ftrace_filter
 echo 1408 >$tr/buffer_size_kb
