@@ -509,6 +509,8 @@ static int ist_connect_request(struct rdma_cm_id *cm_id,
 	INIT_LIST_HEAD(&ic->rdma_wait);
 	spin_lock_init(&ic->rdma_wait_lock);
 	INIT_DELAYED_WORK(&ic->rdma_retry_work, ist_rdma_retry_work);
+	INIT_LIST_HEAD(&ic->send_list);
+	spin_lock_init(&ic->send_lock);
 	ic->login_tx.hdr = ic->login_hdr;
 	ic->hello_tx.hdr = (u8 *)&ic->hello_reply;
 
@@ -931,7 +933,16 @@ void ist_wait_conn(struct iscsit_conn *conn)
 	ist_conn_terminate(ic);
 	mutex_unlock(&ic->lock);
 
+	/*
+	 * This is the first drain of a connection LIO owns (the release
+	 * work runs after it): every Send posted unsignaled before it either
+	 * failed, and its flush completion ran, or went out without a
+	 * completion, and its command is still listed; none is posted
+	 * unsignaled after it.
+	 */
+	ist_sends_quiesce(ic);
 	isdm_queues_drain(&ic->base.q);
+	ist_sends_reap_quiet(ic);
 	ist_rdma_wait_stop(ic);
 	ist_put_unsol_pending_cmds(conn);
 	ist_put_orphan_rejects(conn);
@@ -1323,6 +1334,10 @@ static int ist_conns_show(struct seq_file *m, void *unused)
 				   atomic_read(&ic->rx_held));
 			seq_printf(m, "imm_in_place: %ld\n",
 				   atomic_long_read(&ic->imm_in_place));
+			seq_printf(m, "quiet_sends: %ld\n",
+				   atomic_long_read(&ic->quiet_sends));
+			seq_printf(m, "quiet_held: %u\n",
+				   ist_sends_quiet_held(ic));
 		}
 		mutex_unlock(&ic->lock);
 	}

@@ -319,6 +319,201 @@ static int ist_build_send(struct ist_cmd *icmd, const void *bhs,
 	return 0;
 }
 
+/*
+ * Posting and completing response Sends.
+ *
+ * A send queue completes its work requests in order, so the completion of
+ * one Send says that every Send posted before it has gone out too. Every
+ * response Send (alone, or behind the RDMA Writes of its Data-In) is
+ * therefore posted under @ic->send_lock and listed on @ic->send_list in
+ * the order posted. A SCSI Response whose command holds nothing of the
+ * send queue's but its ring slot (no RDMA work requests: a WRITE, or a
+ * command without data) is posted unsignaled ("quiet"), except every
+ * signal_every-th in a row: that saves a completion, and with it a run of
+ * the CQ's work item, on most commands. The quiet command keeps its LIO
+ * tag, and with it the ring slot its Send reads, until a later Send of the
+ * connection completes (ist_send_reap()); so at most signal_every - 1
+ * commands wait like this on a connection, well within LIO's tag pool
+ * (twice the session's queue depth plus 8, at least 40). It leaves LIO's
+ * command list of the connection at once: the initiator may use its ITT
+ * again as soon as the response arrives, and a Data-Out or a task
+ * management function for the new command must not find the old one. LIO
+ * itself is done with the command: it dropped the LUN's reference when
+ * the status was queued, and no abort or LUN reset waits for a command
+ * that completed (CMD_T_COMPLETE).
+ *
+ * A quiet Send that fails still completes, with its error: a work request
+ * flushed from a queue pair in error always does. One that went out with
+ * no later Send behind it completes at the teardown: ist_wait_conn() makes
+ * every later Send signaled (ist_sends_quiesce()), drains the queue pair
+ * and then completes what is still listed (ist_sends_reap_quiet()).
+ *
+ * Never quiet: Data-In, whose RDMA Writes hold send queue room
+ * (@ic->rdma_avail) that a waiting command may need, with perhaps no
+ * later Send to give it back; and every control response, whose
+ * completion runs LIO's post handlers.
+ */
+#define IST_SIGNAL_EVERY_MAX	16
+
+static int ist_signal_every_set(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 1, IST_SIGNAL_EVERY_MAX);
+}
+
+static const struct kernel_param_ops ist_signal_every_ops = {
+	.set = ist_signal_every_set,
+	.get = param_get_uint,
+};
+
+static unsigned int signal_every = IST_SIGNAL_EVERY_MAX;
+module_param_cb(signal_every, &ist_signal_every_ops, &signal_every, 0644);
+MODULE_PARM_DESC(signal_every,
+		 "Signal one SCSI Response Send in this many, 1 to 16; 1 signals every Send (default 16)");
+
+static void ist_relink_cmd(struct iscsit_conn *conn, struct iscsit_cmd *cmd)
+{
+	spin_lock_bh(&conn->cmd_lock);
+	if (list_empty(&cmd->i_conn_node))
+		list_add_tail(&cmd->i_conn_node, &conn->conn_cmd_list);
+	spin_unlock_bh(&conn->cmd_lock);
+}
+
+/*
+ * Post @icmd's Send, prepared by ist_build_send(): alone, or with @data_in
+ * behind the RDMA Writes of its rdma_rw context. Returns 0, the error of
+ * the post, or -EIO for a command whose Send is still posted.
+ */
+static int ist_post_send(struct ist_cmd *icmd, bool data_in)
+{
+	struct ist_conn *ic = icmd->conn;
+	struct iscsit_cmd *cmd = icmd->cmd;
+	bool quiet = false;
+	int ret;
+
+	spin_lock_bh(&ic->send_lock);
+	if (icmd->send_listed) {
+		spin_unlock_bh(&ic->send_lock);
+		pr_err_ratelimited("connection from %pISpc: ITT 0x%08x: a second response while the first is being sent\n",
+				   &ic->src,
+				   be32_to_cpu((__force __be32)cmd->init_task_tag));
+		return -EIO;
+	}
+	if (!data_in && cmd->iscsi_opcode == ISCSI_OP_SCSI_CMD &&
+	    !icmd->rdma_held && !ic->sends_quiesced &&
+	    ++ic->quiet_run < READ_ONCE(signal_every)) {
+		quiet = true;
+		icmd->tx.wr.send_flags &= ~IB_SEND_SIGNALED;
+		ist_unlink_cmd(ic->conn, cmd);
+	} else {
+		ic->quiet_run = 0;
+	}
+	icmd->send_quiet = quiet;
+	icmd->send_listed = true;
+	list_add_tail(&icmd->send_entry, &ic->send_list);
+	if (data_in)
+		ret = rdma_rw_ctx_post(&icmd->rw, ic->base.q.qp,
+				       ic->base.cm_id->port_num, NULL,
+				       &icmd->tx.wr);
+	else
+		ret = isdm_tx_post(&ic->base, &icmd->tx, NULL);
+	if (ret) {
+		list_del(&icmd->send_entry);
+		icmd->send_listed = false;
+		icmd->send_quiet = false;
+		if (quiet) {
+			ic->quiet_run--;
+			ist_relink_cmd(ic->conn, cmd);
+		}
+	} else if (quiet) {
+		atomic_long_inc(&ic->quiet_sends);
+	}
+	spin_unlock_bh(&ic->send_lock);
+	return ret;
+}
+
+static void ist_send_complete(struct ist_cmd *icmd, const struct ib_wc *wc);
+
+/*
+ * Complete the quiet Sends listed ahead of @upto, whose completion is
+ * running: they went out before it. With @upto NULL (the teardown, after
+ * the drain), every quiet Send still listed. A signaled Send is never
+ * completed here: its own completion comes, and so does a quiet one's
+ * that failed, before that of any Send posted after it.
+ */
+static void ist_send_reap(struct ist_conn *ic, struct ist_cmd *upto)
+{
+	struct ist_cmd *icmd, *next;
+	LIST_HEAD(done);
+
+	spin_lock_bh(&ic->send_lock);
+	if (upto && !upto->send_listed) {
+		spin_unlock_bh(&ic->send_lock);
+		return;
+	}
+	list_for_each_entry_safe(icmd, next, &ic->send_list, send_entry) {
+		if (icmd == upto) {
+			list_del(&icmd->send_entry);
+			icmd->send_listed = false;
+			break;
+		}
+		if (icmd->send_quiet) {
+			list_move_tail(&icmd->send_entry, &done);
+			icmd->send_listed = false;
+		}
+	}
+	spin_unlock_bh(&ic->send_lock);
+
+	list_for_each_entry_safe(icmd, next, &done, send_entry) {
+		list_del(&icmd->send_entry);
+		ist_send_complete(icmd, NULL);
+	}
+}
+
+/**
+ * ist_sends_quiesce() - post every later Send of @ic signaled
+ * @ic: the connection, closing
+ *
+ * Called before the drain that ist_sends_reap_quiet() follows.
+ */
+void ist_sends_quiesce(struct ist_conn *ic)
+{
+	spin_lock_bh(&ic->send_lock);
+	ic->sends_quiesced = true;
+	spin_unlock_bh(&ic->send_lock);
+}
+
+/**
+ * ist_sends_quiet_held() - how many commands of quiet Sends wait for a
+ *	later completion
+ * @ic: the connection
+ *
+ * For the debugfs view. Context: any; does not sleep.
+ * Return: the count.
+ */
+u32 ist_sends_quiet_held(struct ist_conn *ic)
+{
+	struct ist_cmd *icmd;
+	u32 n = 0;
+
+	spin_lock_bh(&ic->send_lock);
+	list_for_each_entry(icmd, &ic->send_list, send_entry)
+		n += icmd->send_quiet;
+	spin_unlock_bh(&ic->send_lock);
+	return n;
+}
+
+/**
+ * ist_sends_reap_quiet() - complete the commands of quiet Sends that went
+ *	out with no later completion
+ * @ic: the connection, quiesced and drained
+ *
+ * Context: process context.
+ */
+void ist_sends_reap_quiet(struct ist_conn *ic)
+{
+	ist_send_reap(ic, NULL);
+}
+
 static int ist_send(struct ist_cmd *icmd, const void *bhs,
 		    const struct isdm_stags *adv, void *data, u32 len)
 {
@@ -326,7 +521,7 @@ static int ist_send(struct ist_cmd *icmd, const void *bhs,
 
 	if (ret)
 		return ret;
-	ret = isdm_tx_post(&icmd->conn->base, &icmd->tx, NULL);
+	ret = ist_post_send(icmd, false);
 	if (ret) {
 		ist_unmap_pdu(icmd);
 		/* a full send queue is backpressure: LIO retries */
@@ -365,16 +560,20 @@ static void ist_control_comp(struct work_struct *work)
 		wake_up_var(&ic->ctrl_cnt);
 }
 
-static void ist_send_done(struct ib_cq *cq, struct ib_wc *wc)
+/*
+ * The Send of @icmd completed: with its completion @wc, or, @wc NULL, a
+ * quiet Send that a later completion or the teardown showed to have gone
+ * out (ist_send_reap()).
+ */
+static void ist_send_complete(struct ist_cmd *icmd, const struct ib_wc *wc)
 {
-	struct ist_cmd *icmd = ist_cmd_of(wc->wr_cqe);
 	struct ist_conn *ic = icmd->conn;
 	struct iscsit_cmd *cmd = icmd->cmd;
 
 	ist_unmap_pdu(icmd);
 	/* the RDMA Writes of Data-In went before this Send */
 	ist_rdma_unreserve(icmd);
-	if (wc->status != IB_WC_SUCCESS) {
+	if (wc && wc->status != IB_WC_SUCCESS) {
 		ist_wc_failed(ic, wc, "send failed");
 		/* a stashed continuation's buffer goes with the ring */
 		icmd->text_cont = NULL;
@@ -430,6 +629,14 @@ static void ist_send_done(struct ib_cq *cq, struct ib_wc *wc)
 		ist_put_cmd(icmd, false);
 		break;
 	}
+}
+
+static void ist_send_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct ist_cmd *icmd = ist_cmd_of(wc->wr_cqe);
+
+	ist_send_reap(icmd->conn, icmd);
+	ist_send_complete(icmd, wc);
 }
 
 static void ist_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -1091,7 +1298,6 @@ int ist_queue_data_in(struct iscsit_conn *conn, struct iscsit_cmd *cmd)
 	struct ist_cmd *icmd = iscsit_priv_cmd(cmd);
 	struct ist_conn *ic = conn->context;
 	u8 bhs[ISCSI_HDR_LEN] = {};
-	u32 port = ic->base.cm_id->port_num;
 	u64 remote;
 	int ret;
 
@@ -1117,8 +1323,7 @@ int ist_queue_data_in(struct iscsit_conn *conn, struct iscsit_cmd *cmd)
 		goto unmap;
 	}
 	/* the RDMA Writes go first; only the response Send completes */
-	ret = rdma_rw_ctx_post(&icmd->rw, ic->base.q.qp, port, NULL,
-			       &icmd->tx.wr);
+	ret = ist_post_send(icmd, true);
 	if (ret < 0) {
 		ist_rdma_unreserve(icmd);
 		goto unmap;

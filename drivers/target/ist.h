@@ -216,6 +216,14 @@ struct ist_conn_view {
  *	place (&struct ist_cmd @rx_held)
  * @imm_in_place: WRITEs whose immediate data LIO used in place, since the
  *	connection started
+ * @send_list: the commands whose response Send (or Data-In with it) is
+ *	posted and not yet known complete, in the order posted (under
+ *	@send_lock; see ist_post_send())
+ * @send_lock: protects @send_list, @quiet_run and @sends_quiesced; held
+ *	across the post, so that @send_list is in send queue order
+ * @quiet_run: unsignaled Sends posted since the last signaled one
+ * @sends_quiesced: the connection is closing: every Send is signaled
+ * @quiet_sends: Sends posted unsignaled, since the connection started
  */
 struct ist_conn {
 	struct isdm_conn	base;
@@ -268,6 +276,11 @@ struct ist_conn {
 	struct delayed_work	rdma_retry_work;
 	atomic_t		rx_held;
 	atomic_long_t		imm_in_place;
+	struct list_head	send_list;
+	spinlock_t		send_lock;	/* @send_list, @quiet_run */
+	u32			quiet_run;
+	bool			sends_quiesced;
+	atomic_long_t		quiet_sends;
 };
 
 /**
@@ -302,6 +315,13 @@ struct ist_conn {
  *	the part it continues completed; taken up by ist_send_done()
  *	(CQ context only)
  * @text_cont_len: its length in bytes
+ * @send_entry: on the connection's @send_list while its Send is posted
+ * @send_listed: @send_entry is on the list (under @send_lock; a command
+ *	LIO allocated itself starts zeroed, so this is the test, not the
+ *	list head)
+ * @send_quiet: its Send was posted unsignaled: no completion of its own
+ *	comes unless it fails, and the completion of a later Send on the
+ *	connection completes it (ist_send_reap())
  */
 struct ist_cmd {
 	struct ist_conn		*conn;
@@ -324,6 +344,9 @@ struct ist_cmd {
 	struct scatterlist	imm_sg;
 	struct isdm_rx_desc	*text_cont;
 	u32			text_cont_len;
+	struct list_head	send_entry;
+	bool			send_listed;
+	bool			send_quiet;
 };
 
 extern struct workqueue_struct *ist_wq;
@@ -367,6 +390,9 @@ void ist_put_parked_cmds(struct iscsit_conn *conn);
 void ist_put_orphan_rejects(struct iscsit_conn *conn);
 void ist_rdma_retry_work(struct work_struct *work);
 void ist_rdma_wait_stop(struct ist_conn *ic);
+void ist_sends_quiesce(struct ist_conn *ic);
+void ist_sends_reap_quiet(struct ist_conn *ic);
+u32 ist_sends_quiet_held(struct ist_conn *ic);
 void ist_log_waiting_cmds(struct ist_conn *ic);
 
 #endif /* IST_H */

@@ -93,4 +93,9 @@ fi
 ipl=$(vm_ist_sum imm_in_place)
 [ -z "$ipl" ] || [ "$ipl" -gt 0 ] ||
 	vm_fail "our target used no WRITE's immediate data in place"
+vm_ist_quiet_check "$dev"
 vm_logout_check "$dev"
+# the teardown completes the commands whose unsignaled Sends had no later
+# completion; LIO's close would wait for them for ever
+[ -z "$ipl" ] || vm_wait 30 vm_ist_no_session ||
+	vm_fail "our target still shows the session 30 s after the logout"
