@@ -41,6 +41,9 @@ PAIRS = [
     ("ours", "our initiator -> our target"),
     ("target", "in-tree initiator -> our target"),
     ("initiator", "our initiator -> in-tree target"),
+    # bench.sh --pairings ...,target_sigall: our target as it was before
+    # unsignaled Sends, for a same-boot comparison
+    ("target_sigall", "in-tree initiator -> our target, every Send signaled"),
     # context, not an iSER pairing
     ("tcp", "context, not iSER: iscsi_tcp -> LIO over TCP"),
 ]
@@ -454,9 +457,10 @@ def write_png(path, kernel, report, rawmed):
 
 
 SHORT = {"intree": "in-tree pair", "ours": "our pair", "target": "in-tree ini -> our tgt",
-         "initiator": "our ini -> in-tree tgt", "tcp": "context: iSCSI/TCP"}
+         "initiator": "our ini -> in-tree tgt", "tcp": "context: iSCSI/TCP",
+         "target_sigall": "our tgt, all signaled"}
 COLOR = {"intree": "tab:purple", "ours": "tab:blue", "target": "tab:orange",
-         "initiator": "tab:green"}
+         "initiator": "tab:green", "target_sigall": "tab:brown"}
 
 
 def style(pair):

@@ -18,10 +18,14 @@
 # the in-tree one's.
 #
 #   tests/vm/bench.sh [--kernel 6.1|6.12]... [--rounds N] [--runtime SECONDS]
-#                     [--pairings intree,ours,target,initiator,tcp,raw] [--memory]
+#                     [--pairings intree,ours,target,initiator,tcp,raw,target_sigall]
+#                     [--memory]
 #
 # Default: 6.1 and 6.12, 6 rounds, 10 s per workload, all four pairings and
 # both context columns (a subset must include intree, the reference).
+# Not in the default: target_sigall, the in-tree initiator with our target
+# signalling every Send (ib_isert signal_every=1, as before 2026-11-28), to
+# measure what unsignaled Sends bring in the same boot.
 # Guests run under TCG, so the absolute numbers mean little; the ratios,
 # taken in the same boot on the same emulated CPUs, are the result.  Every
 # run also measures the kernel memory of one idle session; --memory
@@ -43,7 +47,7 @@ while [ $# -gt 0 ]; do
 	--runtime) runtime=$2; shift ;;
 	--pairings) pairings=$2; shift ;;
 	--memory) memory=1 ;;
-	-h | --help) sed -n '3,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '3,35p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "bench: unknown argument '$1'" >&2; exit 2 ;;
 	esac
 	shift
@@ -60,8 +64,10 @@ mkdir -p "$top/build/vm" "$top/build/bench"
 # pairing: name initiator target; then the context columns (tcp: the
 # in-tree modules are loaded for vm_target_setup's iSER portal, the I/O
 # goes over iscsi_tcp; raw: no iSCSI at all)
+# (and any module parameters the pairing sets in the guest)
 all=("intree intree intree" "ours ours ours" "target intree ours" "initiator ours intree"
-	"tcp intree intree" "raw none none")
+	"tcp intree intree" "raw none none"
+	"target_sigall intree ours ib_isert.signal_every=1")
 pairs=()
 for p in "${all[@]}"; do
 	case ",$pairings," in *",${p%% *},"*) pairs+=("$p") ;; esac
@@ -71,7 +77,7 @@ case ",$pairings," in
 *) echo "bench: --pairings must include intree (the reference)" >&2; exit 2 ;;
 esac
 for p in ${pairings//,/ }; do
-	case " intree ours target initiator tcp raw " in
+	case " intree ours target initiator tcp raw target_sigall " in
 	*" $p "*) ;;
 	*) echo "bench: unknown pairing '$p'" >&2; exit 2 ;;
 	esac
@@ -110,11 +116,11 @@ fi
 		for i in $(seq 0 $((np - 1))); do
 			# ABBA: forward in odd rounds, backward in even ones
 			[ $((r % 2)) = 0 ] && i=$((np - 1 - i))
-			read -r p ini tgt <<<"${pairs[$i]}"
+			read -r p ini tgt params <<<"${pairs[$i]}"
 			case $p in
 			tcp) echo "bench-r$r-$p $ini $tgt no $timeout bench $body_arg tcp" ;;
 			raw) echo "bench-r$r-$p $ini $tgt no $link_timeout bench-link $runtime" ;;
-			*) echo "bench-r$r-$p $ini $tgt no $timeout bench $body_arg" ;;
+			*) echo "bench-r$r-$p $ini $tgt no $timeout bench $body_arg iser $params" ;;
 			esac
 		done
 	done

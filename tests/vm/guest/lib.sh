@@ -225,6 +225,25 @@ vm_load_roles() {
 	vm_log "modules: $(lsmod | awk 'NR > 1 && /iser|rxe|siw|iw_cm|target_core|iscsi/ {print $1}' | tr '\n' ' ')"
 }
 
+# vm_module_params MODULE.PARAM=VALUE...: set module parameters of modules
+# loaded already (/sys/module/MODULE/parameters/PARAM), for the rows of the
+# performance tools that compare a setting with another in one boot; a
+# parameter that is absent or refuses the value fails the scenario
+vm_module_params() {
+	local spec f
+	for spec in "$@"; do
+		case $spec in
+		?*.?*=*) ;;
+		*) vm_fail "vm_module_params: '$spec' is not MODULE.PARAM=VALUE" ;;
+		esac
+		f=${spec%%=*}
+		f=/sys/module/${f%%.*}/parameters/${f#*.}
+		[ -w "$f" ] || vm_fail "vm_module_params: no parameter $f"
+		echo "${spec#*=}" >"$f" || vm_fail "vm_module_params: $f refused '${spec#*=}'"
+		vm_log "module parameter ${spec%%=*} = $(cat "$f")"
+	done
+}
+
 # ---------------------------------------------------------------------------
 # soft-RoCE (or soft-iWARP, VM_RDMA=siw) on a veth pair (inside the guest
 # only)

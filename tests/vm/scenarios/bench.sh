@@ -5,10 +5,13 @@
 # in one boot): a fixed set of fio workloads on a ramdisk LUN, each for
 # RUNTIME seconds after a short ramp, without verification; then one
 # verified job, so a number never comes from a data path that corrupts.
-#   bench [RUNTIME|memory] [tcp]
+#   bench [RUNTIME|memory] [iser|tcp] [MODULE.PARAM=VALUE...]
 # memory: only the memory of one idle session; tcp: log in with iscsi_tcp
 # (open-iscsi's iface "default") to LIO's TCP portal instead of over iSER,
 # for the report's context column (the same target, LUN and workloads).
+# MODULE.PARAM=VALUE: module parameters set once the modules are loaded
+# (a pairing that differs from another only by a setting, such as
+# target_sigall: ib_isert.signal_every=1).
 # Results, one JSON object per workload, in $VM_SCEN_DIR/bench.json:
 # IOPS, bandwidth, mean and 99th percentile completion latency, and the
 # guest's CPU busy time over the run (from /proc/stat), so that a pairing
@@ -20,6 +23,7 @@
 
 runtime=${1:-10}
 transport=${2:-iser}
+shift $(($# < 2 ? $# : 2))
 case $runtime in
 memory) ;;
 '' | *[!0-9]*) vm_fail "bench.sh: RUNTIME must be a number of seconds, not '$runtime'" ;;
@@ -32,6 +36,7 @@ esac
 
 vm_rxe_up
 vm_load_roles
+vm_module_params "$@"
 vm_target_setup
 vm_iscsid_start
 vm_node_new

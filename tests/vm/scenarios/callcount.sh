@@ -4,9 +4,9 @@
 # How many times each kernel function of the I/O path runs per request
 # (rows callcount-*: not a test, a tool for the performance work; see
 # Documentation/performance.md, "Call counts"):
-#   callcount WORKLOAD [IOS]
-# Sets up the pairing as profile.sh does, then runs IOS requests (default
-# 4000) of WORKLOAD (one of bench.sh's) with ftrace's function tracer on
+#   callcount WORKLOAD [IOS [MODULE.PARAM=VALUE...]]
+# Sets up the pairing as profile.sh does (with the module parameters
+# given), then runs IOS requests (default 4000) of WORKLOAD (one of bench.sh's) with ftrace's function tracer on
 # every function of the iSER, iSCSI, LIO, RDMA core and soft-RoCE modules
 # and on the core kernel's allocators, DMA mapping, work queue and wake-up
 # calls. The counts, divided by the requests the disk completed
@@ -20,6 +20,7 @@
 
 workload=${1:-}
 ios=${2:-4000}
+shift $(($# < 2 ? $# : 2))
 case $ios in
 '' | *[!0-9]* | 0) vm_fail "callcount.sh: IOS must be a positive number, not '$ios'" ;;
 esac
@@ -28,6 +29,7 @@ opts=$(vm_bench_workload "$workload") ||
 
 vm_bench_disk
 dev=$VM_BENCH_DEV
+vm_module_params "$@"
 
 tr=/sys/kernel/tracing
 [ -e $tr/available_tracers ] || mount -t tracefs tracefs $tr 2>/dev/null
