@@ -832,7 +832,7 @@ vm_ist_quiet_check() {
 	done
 	[ "$(cat "$p")" = 16 ] ||
 		vm_fail "signal_every is $(cat "$p") after refused writes, not 16"
-	echo 1 >"$p" || vm_fail "signal_every refused 1"
+	vm_module_params ib_isert.signal_every=1
 	vm_fio "$dev" signal-every-1 <<-EOF
 		[rand-4k-qd16]
 		rw=randwrite
@@ -843,7 +843,7 @@ vm_ist_quiet_check() {
 	q1=$(vm_ist_sum quiet_sends)
 	[ "$q1" = "$q0" ] ||
 		vm_fail "with signal_every 1 our target still sent $((q1 - q0)) Responses unsignaled"
-	echo 16 >"$p" || vm_fail "signal_every refused 16"
+	vm_module_params ib_isert.signal_every=16
 	for i in $(seq 0 16); do
 		[ "$(vm_ist_sum quiet_held)" -gt 0 ] && break
 		dd if=/dev/urandom of="$dev" bs=4k count=1 seek=$((4096 + i)) \

@@ -271,7 +271,7 @@ state() {
 
 # the tools serve properly now: each session comes back and reads right
 fails=""
-total_sent=0 total_conns=0 offlined=0
+total_sent=0 total_conns=0 revived=0
 for ((k = 1; k <= chains; k++)); do
 	has_session "$k" ||
 		timeout 60 iscsiadm -m node -T "$VM_ISER_TGT_IQN" -p "$(portal_of "$k")" -I iser --login >/dev/null 2>&1
@@ -279,21 +279,19 @@ for ((k = 1; k <= chains; k++)); do
 	vm_wait 30 vm_disk_of_port "${port[k]}" || vm_fail "chain $k: no disk after the random part ($(state "$k"))"
 	d=/dev/$(vm_disk_of_port "${port[k]}")
 	vm_wait 10 test -b "$d" || vm_fail "$d did not appear"
-	# The SCSI layer offlines a disk whose error recovery failed: after
-	# a session reset, its TEST UNIT READY got one of the tool's random
-	# answers ("Device offlined - not ready after error recovery"), and
-	# a rescan then left it 0 bytes long. That is the SCSI layer's
-	# verdict on a target that answered at random (seen once on the
-	# debug kernel, chain 6 of 8), not the initiator failing: bring the
-	# disk back as an administrator would, now that the tool serves
-	# properly, and count it.
-	# The same rescan, without the offlining, leaves a disk 0 bytes long
-	# when it ran while the session was down (READ CAPACITY failed with
-	# DID_NO_CONNECT; seen on the debug kernel, chain 8 of 8): rescan it.
+	# A disk the SCSI layer gave up on during the random part: offlined
+	# when its error recovery failed (the TEST UNIT READY after a session
+	# reset got one of the tool's random answers: "Device offlined - not
+	# ready after error recovery"), or left 0 bytes long by a rescan
+	# while its session was down (READ CAPACITY failed with
+	# DID_NO_CONNECT). Each was seen once on the debug kernel. That is
+	# the SCSI layer's verdict on a target that answered at random, not
+	# the initiator failing: bring the disk back as an administrator
+	# would, now that the tool serves properly, and count it.
 	b=/sys/block/${d#/dev/}
 	if [ "$(cat "$b/device/state" 2>/dev/null)" = offline ] ||
 		[ "$(cat "$b/size" 2>/dev/null)" = 0 ]; then
-		offlined=$((offlined + 1))
+		revived=$((revived + 1))
 		vm_log "chain $k: $d is $(cat "$b/device/state") with $(cat "$b/size") sectors after the random part: set it running and rescan"
 		{ echo running >"$b/device/state" && echo 1 >"$b/device/rescan"; } ||
 			vm_fail "chain $k: could not bring $d back"
@@ -330,7 +328,7 @@ for ((k = 1; k <= chains; k++)); do
 	echo "$sum" | grep -qE "$re" || fails+="chain $k: expected /$re/, got: ${sum:-no summary}; "
 done
 vm_wait 15 vm_no_sessions || vm_fail "sessions still present after the logouts"
-vm_log "disks offlined or left without capacity, brought back: $offlined"
+vm_log "disks offlined or left without capacity, brought back: $revived"
 [ "$took" -eq 0 ] ||
 	vm_log "rate: $total_sent PDUs, $total_conns connections in $took s ($chains chains): $(awk "BEGIN { printf \"%.2f PDUs/s, %.2f connections/s\", $total_sent / $took, $total_conns / $took }")"
 
