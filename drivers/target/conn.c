@@ -884,39 +884,87 @@ void ist_free_np(struct iscsi_np *np)
 	ist_np_put(isnp);
 }
 
+/* for debugfs: sessions ist_close_session_now() sent each way */
+static atomic_t ist_erl0_closes = ATOMIC_INIT(0);
+static atomic_t ist_t2r_skipped = ATOMIC_INIT(0);
+
 /*
- * When the session's last connection goes down without falling back to
- * ERL0 (after a Logout that closed only the connection; LIO falls back
- * for every other failure below ERL2), iscsit_close_connection() leaves
- * the session FAILED and closes it from its Time2Retain timer. That
- * handler runs in softirq context, and the close takes a mutex there
- * (transport_deregister_session() -> target_for_each_device()) and
- * se_tpg->session_lock, which LIO also holds where it takes locks that
- * are not softirq-safe (6.1 and 6.12; the debug kernel reports a
- * sleeping function called from invalid context and an irq lock
- * inversion). The initiator chooses DefaultTime2Retain (the smaller offer
- * wins), so a peer reaches that path at will unless the transport closes
- * the way. Below ERL2 the failed session's state serves nothing but a
- * login that adds a connection to it (session continuation), which no
- * iSER initiator does (one connection per session); with
- * DefaultTime2Retain 0, open-iscsi's offer, it is to be discarded at once
- * anyway (RFC 7143 13.15). So have LIO close the session now, in this
- * process context, as it does for any other connection failure below
- * ERL2, whatever Time2Retain says. Not for a reinstating login, which
- * closes the session itself, nor for a session Logout, nor while another
- * connection remains, nor at ERL2 (connection recovery uses the state).
+ * Keep LIO's Time2Retain timer out of every session close it can avoid.
+ * LIO closes a session from that timer in softirq context, where the
+ * close takes a mutex (transport_deregister_session() ->
+ * target_for_each_device()) and se_tpg->session_lock, which LIO also
+ * holds where it takes locks that are not softirq-safe (6.1 and 6.12; the
+ * debug kernel reports a sleeping function called from invalid context
+ * and an irq lock inversion). Even a handler that only finds the session
+ * reinstated takes that lock and returns. Two ways lead there when the
+ * session's last connection goes (iscsit_close_connection()):
+ *
+ * - The session does not fall back to ERL0 (after a Logout that closed
+ *   only the connection; LIO falls back for every other failure below
+ *   ERL2): LIO leaves it FAILED for DefaultTime2Retain. The initiator
+ *   chooses that value (the smaller offer wins), so a peer reaches the
+ *   timer at will. Below ERL2 the failed session's state serves nothing
+ *   but a login that adds a connection to it (session continuation),
+ *   which no iSER initiator does (one connection per session); with
+ *   DefaultTime2Retain 0, open-iscsi's offer, it is to be discarded at
+ *   once anyway (RFC 7143 13.15). So have LIO fall back to ERL0 and close
+ *   the session now, in this process context, as it does for any other
+ *   connection failure below ERL2. Not for a session Logout (LIO frees
+ *   that session itself), nor while another connection remains, nor at
+ *   ERL2 (connection recovery uses the state).
+ * - A login reinstates the session, or it is closed through configfs or
+ *   with its TPG (session_reinstatement and session_close, set together
+ *   under sess->conn_lock): LIO marks it FAILED, starts the timer and
+ *   closes the session right after, stopping the timer again. With
+ *   DefaultTime2Retain 0 the timer may expire in between (the likely
+ *   way to the irq lock inversion the debug kernel reported in
+ *   ffp-hostile, whose reinstating logins offer 0). Such a session is
+ *   closed at once whatever the timer does, so tell LIO not to start it:
+ *   session_continuation, which otherwise means that a login is adding a
+ *   connection to the failed session; none can to this one, since the
+ *   login path skips a session being closed.
+ *
+ * Both under sess->conn_lock, the lock under which a reinstating login
+ * checks session_fall_back_to_erl0 and sets its flags: either the login
+ * came first, and the session is closed at once without the timer, or
+ * this did, and the login skips the session (it falls back to ERL0).
+ *
+ * Only for a connection of the session (logged in). LIO also calls
+ * ist_wait_conn() for a login that failed, and a login that tried to add
+ * a connection to a live session (non-zero TSIH) has that session in
+ * conn->sess: falling back to ERL0 there would leave the live session
+ * out of a later reinstatement, and two sessions of one ISID would run
+ * side by side (ffp-hostile's addconn).
  */
 static void ist_close_session_now(struct iscsit_conn *conn)
 {
 	struct iscsit_session *sess = conn->sess;
 
-	if (!sess || sess->sess_ops->SessionType ||
-	    sess->sess_ops->ErrorRecoveryLevel == 2 ||
-	    atomic_read(&sess->nconn) != 1 ||
-	    atomic_read(&sess->session_reinstatement) ||
-	    atomic_read(&sess->session_logout))
+	if (!sess)
 		return;
-	atomic_set(&sess->session_fall_back_to_erl0, 1);
+	switch (conn->conn_state) {
+	case TARG_CONN_STATE_LOGGED_IN:
+	case TARG_CONN_STATE_IN_LOGOUT:
+	case TARG_CONN_STATE_LOGOUT_REQUESTED:
+	case TARG_CONN_STATE_CLEANUP_WAIT:
+		break;
+	default:	/* a login: not (yet) one of the session's */
+		return;
+	}
+	spin_lock_bh(&sess->conn_lock);
+	if (atomic_read(&sess->session_reinstatement) &&
+	    atomic_read(&sess->session_close)) {
+		atomic_set(&sess->session_continuation, 1);
+		atomic_inc(&ist_t2r_skipped);
+	} else if (!sess->sess_ops->SessionType &&
+		   sess->sess_ops->ErrorRecoveryLevel != 2 &&
+		   atomic_read(&sess->nconn) == 1 &&
+		   !atomic_read(&sess->session_reinstatement) &&
+		   !atomic_read(&sess->session_logout)) {
+		atomic_set(&sess->session_fall_back_to_erl0, 1);
+		atomic_inc(&ist_erl0_closes);
+	}
+	spin_unlock_bh(&sess->conn_lock);
 }
 
 void ist_wait_conn(struct iscsit_conn *conn)
@@ -1347,15 +1395,23 @@ static int ist_conns_show(struct seq_file *m, void *unused)
 DEFINE_SHOW_ATTRIBUTE(ist_conns);
 
 /**
- * ist_debugfs_init() - create /sys/kernel/debug/ib_isert/connections
+ * ist_debugfs_init() - create /sys/kernel/debug/ib_isert/
  *
- * Without debugfs the view is simply absent.
+ * connections: what each connection negotiated; closed_erl0 and
+ * closed_no_timer: sessions whose last connection went and which this
+ * module had LIO close at once, by falling back to ERL0 or without
+ * starting the Time2Retain timer of a session being closed anyway (see
+ * ist_close_session_now()). Without debugfs the view is simply absent.
  */
 void ist_debugfs_init(void)
 {
 	ist_debugfs_root = debugfs_create_dir(KBUILD_MODNAME, NULL);
 	debugfs_create_file("connections", 0444, ist_debugfs_root, NULL,
 			    &ist_conns_fops);
+	debugfs_create_atomic_t("closed_erl0", 0444, ist_debugfs_root,
+				&ist_erl0_closes);
+	debugfs_create_atomic_t("closed_no_timer", 0444, ist_debugfs_root,
+				&ist_t2r_skipped);
 }
 
 /**

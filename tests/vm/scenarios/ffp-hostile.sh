@@ -334,6 +334,18 @@ if want logoutconn; then
 		break
 	done
 fi
+# 14g. addconn: a login that tries to add a second connection to the
+# session (refused: MaxConnections 1), then a login that reinstates the
+# session: the first connection must be closed by it. Until 2026-11-28
+# our target treated the refused login's teardown as the end of the
+# session's last connection and had LIO fall back to ERL0 on the live
+# session, which left it out of the reinstatement: two sessions of one
+# ISID, the first still answering
+ffp_run addconn 'login=ok .*nop_in=no closed=yes .* added=refused reinstated=ok' "${norm[@]}"
+if want addconn && [ "$VM_TARGET" != intree ] && ! vm_wait 30 vm_acl_idle; then
+	vm_log "FAILED: addconn: a session is left: $(tr '\n' ' ' <"/sys/kernel/config/target/iscsi/$VM_TARGET_IQN/tpgt_1/acls/$VM_INITIATOR_IQN/info")"
+	fails+="addconn: LIO still shows a session 30 s after the tool's connections closed; "
+fi
 # each response within 60 s, four times that on the debug kernel (KASAN
 # and lockdep: soft-RoCE moves about 1 MiB/s there under emulation).
 # bigq's 384 MiB do not fit in the row's time there (the run of
@@ -371,6 +383,21 @@ for line in 'PDU 0x10 not allowed with iSER here' \
 	echo "$klog" | grep -qF "$line" ||
 		fails+="the target did not log \"$line\"; "
 done
+# LIO's Time2Retain handler runs in softirq context, where closing the
+# session takes a mutex and a lock LIO takes elsewhere with softirqs on
+# (the debug kernel reports both). Below ERL2 our target has every
+# session closed without it: the handler must never have run, not even to
+# find the session reinstated (with DefaultTime2Retain 0 the timer LIO
+# starts before closing a reinstated session may expire first; found by
+# the debug kernel's lockdep in this row on 2026-11-28). The reinstating
+# logins (dropmid, addconn) must have taken that way (closed_no_timer)
+if [ "$VM_TARGET" != intree ] && [ -z "$only" ]; then
+	t2r=$(echo "$klog" | grep -E 'Time2Retain timer expired|Exiting Time2Retain handler' | head -n 3)
+	[ -z "$t2r" ] || fails+="LIO's Time2Retain handler ran: $t2r; "
+	nt=$(cat /sys/kernel/debug/ib_isert/closed_no_timer 2>/dev/null || echo 0)
+	vm_log "sessions closed without LIO's timer: $nt, fallen back to ERL0: $(cat /sys/kernel/debug/ib_isert/closed_erl0 2>/dev/null)"
+	[ "$nt" -gt 0 ] || fails+="no reinstated session was closed without LIO's Time2Retain timer (closed_no_timer 0); "
+fi
 [ -z "$fails" ] || vm_fail "$fails"
 vm_log "the target logged every refusal"
 

@@ -112,6 +112,16 @@
  *            connection (reason 1, CID 0): LIO then keeps the session for
  *            DefaultTime2Retain and, before the fix, closed it from its
  *            Time2Retain timer in softirq context
+ *   addconn  with the session logged in, a second connection sends a Login
+ *            Request with the session's TSIH and CID 1, adding a
+ *            connection, which LIO refuses (MaxConnections 1); then a
+ *            third connection logs in with the same ISID and TSIH 0,
+ *            which reinstates the session: the first connection must be
+ *            closed then (the ping on it gets no NOP-In). A target that
+ *            treats the refused login's teardown as the session's own
+ *            leaves the session out of the reinstatement, and two
+ *            sessions of one ISID run side by side. Appends
+ *            " added=refused|accepted reinstated=ok|failed"
  *   gapreset a WRITE(10) of 8 KiB with 512 bytes of immediate data, F=1,
  *            a Write STag and a CmdSN one past the expected one (LIO sets
  *            it up, waiting for its data, and defers it), then a LOGICAL
@@ -271,7 +281,7 @@ enum mode {
 	GAP, AFTERFAIL, OVERRUN, DOBIG, DOSENSE, DOGAP, NOPTTT, TMFSEQ, DROPMID,
 	BIGIO, BIGQ, SHORTW, SHORTR, RANDOM, HELLOVER, HELLOBAD, HELLOLEN,
 	HELLO2, LOGOUTBAD, GAPRESET, DOSHORT, READIMM, ORDABORT, TEXTBAD,
-	LOGOUTCONN,
+	LOGOUTCONN, ADDCONN,
 };
 
 static const char *const mode_names[] = {
@@ -281,7 +291,7 @@ static const char *const mode_names[] = {
 	"dobig", "dosense", "dogap", "nopttt", "tmfseq", "dropmid",
 	"bigio", "bigq", "shortw", "shortr", "random", "hellover", "hellobad",
 	"hellolen", "hello2", "logoutbad", "gapreset", "doshort", "readimm",
-	"ordabort", "textbad", "logoutconn",
+	"ordabort", "textbad", "logoutconn", "addconn",
 };
 
 static struct itool t;
@@ -411,6 +421,8 @@ static const char *time2retain = "0";
 /* the ISID's qualifier (its last two bytes): random mode's own per session */
 static uint16_t isid_qualifier = 0x2a;
 static int no_relogin;		/* -R: dropmid without the new login */
+/* addconn: the TSIH the target gave; the TSIH and CID a login sends */
+static uint16_t session_tsih, login_tsih, login_cid;
 
 static int login(void)
 {
@@ -448,7 +460,11 @@ static int login(void)
 		bhs[8] = 0x80;		/* ISID: random type */
 		bhs[12] = isid_qualifier >> 8;
 		bhs[13] = isid_qualifier & 0xff;
+		bhs[14] = login_tsih >> 8;
+		bhs[15] = login_tsih & 0xff;
 		itool_put_be32(bhs + 16, 0x1000);	/* ITT */
+		bhs[20] = login_cid >> 8;
+		bhs[21] = login_cid & 0xff;
 		itool_put_be32(bhs + 28, exp_stat_sn);
 		memcpy(bhs + ISDM_BHS_LEN, keys, dlen);
 		if (send_buf(HDR + ((dlen + 3) & ~3u)))
@@ -473,8 +489,10 @@ static int login(void)
 			initial_r2t_no = 1;
 		exp_stat_sn = itool_get_be32(rsp + 24) + 1;
 		cmd_sn = itool_get_be32(rsp + 28);	/* ExpCmdSN */
-		if ((rsp[1] & 0x83) == 0x83)
+		if ((rsp[1] & 0x83) == 0x83) {
+			session_tsih = rsp[14] << 8 | rsp[15];
 			return 0;
+		}
 		/* accept what the target proposed: echo its keys back */
 		dlen = echo_proposals(keys, sizeof(keys), rsp + ISDM_BHS_LEN,
 				      rlen);
@@ -1414,6 +1432,7 @@ static int closes(enum mode mode)
 	case LOGOUTBAD:
 	case LOGOUTCONN:
 	case READIMM:
+	case ADDCONN:
 		return 1;
 	default:
 		return 0;
@@ -2207,6 +2226,43 @@ static void drop_mid_login(const char *addr, const char *port)
 	sleep(3);
 }
 
+/*
+ * -m addconn: a second connection tries to add itself to the session
+ * (refused: MaxConnections is 1), a third reinstates the session; back on
+ * the first, whose ping must then find it closed.
+ */
+static void add_conn(const char *addr, const char *port, char *out,
+		     size_t size)
+{
+	uint32_t sn = cmd_sn, stat_sn = exp_stat_sn;
+	struct itool first = t;
+	int added = 0, reinstated = 0;
+
+	memset(&t, 0, sizeof(t));
+	if (!connect_target(addr, port)) {
+		login_tsih = session_tsih;
+		login_cid = 1;
+		exp_stat_sn = 0;
+		added = !login();
+		login_tsih = 0;
+		login_cid = 0;
+	}
+	rnd_hangup();		/* the second connection */
+	/* the target's teardown of the refused login runs meanwhile */
+	sleep(1);
+	exp_stat_sn = 0;
+	if (!connect_target(addr, port))
+		reinstated = !login();
+	/* the third stays up: its session is not the one under test */
+	t = first;
+	cmd_sn = sn;
+	exp_stat_sn = stat_sn;
+	snprintf(out, size, " added=%s reinstated=%s",
+		 added ? "accepted" : "refused", reinstated ? "ok" : "failed");
+	/* let LIO close the first connection (the reinstatement waits) */
+	sleep(2);
+}
+
 int main(int argc, char **argv)
 {
 	const char *hello_reply = "none";
@@ -2303,6 +2359,8 @@ int main(int argc, char **argv)
 		short_stag(mode, big, sizeof(big));
 	else if (mode == DROPMID)
 		drop_mid_login(argv[optind], argv[optind + 1]);
+	else if (mode == ADDCONN)
+		add_conn(argv[optind], argv[optind + 1], big, sizeof(big));
 	else if (mode != NOP)
 		offend(mode);
 	if (mode != BADDLEN && mode != BIGSEND && mode != DROPMID)
