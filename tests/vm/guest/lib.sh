@@ -1099,7 +1099,7 @@ vm_teardown() {
 	rm -rf /etc/iscsi/nodes/* /etc/iscsi/send_targets/*
 	if vm_loaded target_core_mod; then
 		vm_log "teardown: clear LIO's configuration" >&2
-		if ! timeout 60 bash -c ". '$VM_REPO/tests/vm/guest/lib.sh'; vm_lio_clear"; then
+		if ! timeout $((60 * ${VM_TIMEOUT_SCALE:-1})) bash -c ". '$VM_REPO/tests/vm/guest/lib.sh'; vm_lio_clear"; then
 			vm_log "teardown: configfs left entries; targetcli clearconfig" >&2
 			timeout 60 targetcli clearconfig confirm=True >/dev/null 2>&1 ||
 				echo "targetcli clearconfig failed"

@@ -109,7 +109,9 @@ while read -r name ini tgt _default tmo body args <&3; do
 	fi
 	{
 		echo "--- teardown"
-		problems=$(timeout 90 bash -c ". '$here/lib.sh'; vm_teardown" 2>>"$dir/log") ||
+		# the debug kernel (VM_TIMEOUT_SCALE 3) under load took more
+		# than 60 s to clear LIO's configuration after ffp-hostile
+		problems=$(timeout $((90 * ${VM_TIMEOUT_SCALE:-1})) bash -c ". '$here/lib.sh'; vm_teardown" 2>>"$dir/log") ||
 			problems="${problems:+$problems; }teardown timed out"
 		echo "${problems:-clean}"
 	} >>"$dir/log" 2>&1
