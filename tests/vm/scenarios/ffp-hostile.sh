@@ -176,6 +176,14 @@ ffp_run() { # MODE REGEX [TOOL ARGS]: one connection; its summary must match REG
 		fails+="iser_ffp -m $mode: expected /$re/, got: $out; "
 	fi
 }
+# acl_gone MODE: with our target, LIO's ACL must show no session within
+# 30 s of the tool's last connection closing
+acl_gone() {
+	want "$1" && [ "$VM_TARGET" != intree ] || return 0
+	vm_wait 30 vm_acl_idle && return 0
+	vm_log "FAILED: $1: a session is left: $(tr '\n' ' ' <"/sys/kernel/config/target/iscsi/$VM_TARGET_IQN/tpgt_1/acls/$VM_INITIATOR_IQN/info")"
+	fails+="$1: LIO still shows a session 30 s after the tool's last connection closed; "
+}
 # leak_check MODE CACHE RUNS LIMIT WHAT WHY [REGEX]: with our target and
 # no kmemleak (which judges every row where it runs; KASAN's quarantine
 # also keeps freed objects counted for a while), RUNS more discovery
@@ -266,20 +274,11 @@ ffp_run dogap 'login=ok .*nop_in=no closed=yes .*relogin=ok' "${norm[@]}"
 ffp_run nopttt 'login=ok hello_reply=none reject=0x04 nop_in=yes closed=no' "${norm[@]}"
 ffp_run tmfseq 'login=ok .*nop_in=yes closed=no .*relogin=ok' "${norm[@]}"
 ffp_run gapreset 'login=ok .*nop_in=yes closed=no .*relogin=ok' "${norm[@]}"
-if want gapreset && [ "$VM_TARGET" != intree ] && ! vm_wait 30 vm_acl_idle; then
-	vm_log "FAILED: gapreset: a session is left: $(tr '\n' ' ' <"/sys/kernel/config/target/iscsi/$VM_TARGET_IQN/tpgt_1/acls/$VM_INITIATOR_IQN/info")"
-	fails+="gapreset: LIO still shows a session 30 s after the tool's last connection closed; "
-fi
+acl_gone gapreset
 ffp_run doshort 'login=ok .*closed=no status=0x02 .*relogin=ok' "${norm[@]}"
-if want doshort && [ "$VM_TARGET" != intree ] && ! vm_wait 30 vm_acl_idle; then
-	vm_log "FAILED: doshort: a session is left: $(tr '\n' ' ' <"/sys/kernel/config/target/iscsi/$VM_TARGET_IQN/tpgt_1/acls/$VM_INITIATOR_IQN/info")"
-	fails+="doshort: LIO still shows a session 30 s after the tool's last connection closed; "
-fi
+acl_gone doshort
 ffp_run readimm 'login=ok .*nop_in=no closed=yes status=none .*read_data=untouched relogin=ok' "${norm[@]}"
-if want readimm && [ "$VM_TARGET" != intree ] && ! vm_wait 30 vm_acl_idle; then
-	vm_log "FAILED: readimm: a session is left: $(tr '\n' ' ' <"/sys/kernel/config/target/iscsi/$VM_TARGET_IQN/tpgt_1/acls/$VM_INITIATOR_IQN/info")"
-	fails+="readimm: LIO still shows a session 30 s after the tool's last connection closed; "
-fi
+acl_gone readimm
 ffp_run dropmid 'login=ok .*relogin=ok' "${norm[@]}"
 # 14c. the same without the new login (-R): nothing more comes from the
 # initiator, so the target alone must release the reinstated session and
@@ -342,10 +341,7 @@ fi
 # session, which left it out of the reinstatement: two sessions of one
 # ISID, the first still answering
 ffp_run addconn 'login=ok .*nop_in=no closed=yes .* added=refused reinstated=ok' "${norm[@]}"
-if want addconn && [ "$VM_TARGET" != intree ] && ! vm_wait 30 vm_acl_idle; then
-	vm_log "FAILED: addconn: a session is left: $(tr '\n' ' ' <"/sys/kernel/config/target/iscsi/$VM_TARGET_IQN/tpgt_1/acls/$VM_INITIATOR_IQN/info")"
-	fails+="addconn: LIO still shows a session 30 s after the tool's connections closed; "
-fi
+acl_gone addconn
 # each response within 60 s, four times that on the debug kernel (KASAN
 # and lockdep: soft-RoCE moves about 1 MiB/s there under emulation).
 # bigq's 384 MiB do not fit in the row's time there (the run of
