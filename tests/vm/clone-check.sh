@@ -53,7 +53,7 @@ for d in "${dirs[@]}"; do
 	# keep the guest's logs: the clone goes away
 	cp -r "$clone/build/vm/logs" "$out/$name-logs" 2>/dev/null
 	back=$(cat "$clone/build/vm/clone-seen" 2>/dev/null)
-	if [ $rc = 0 ] && grep -q "^PASS $kernel selftest-repo\$" "$log" && [ "$back" = "$token" ]; then
+	if [ $rc = 0 ] && grep -qE "^PASS $kernel selftest-repo \\([0-9]+ s\\)\$" "$log" && [ "$back" = "$token" ]; then
 		echo "PASS $kernel $name: the rig ran from $clone"
 		passed=$((passed + 1))
 	else

@@ -94,7 +94,7 @@ ISER_VM_LIST=$out/gates.list "$here/vm-check.sh" --kernel "$kernel" >"$out/gates
 rc=$?
 g=$out/gates.log
 check gates-status "vm-check exits 1 when rows fail (status $rc)" [ $rc = 1 ]
-check gate-ok "a clean row passes" has "$g" "^PASS $kernel selftest-ok\$"
+check gate-ok "a clean row passes" has "$g" "^PASS $kernel selftest-ok \\([0-9]+ s\\)\$"
 check gate-warn "a WARNING in the window fails the row" \
 	has "$g" "^FAIL $kernel selftest-warn: kernel log: WARNING: iser-vm selftest"
 check gate-taint "a new taint flag fails the row" \
@@ -108,7 +108,7 @@ check gate-hang-dump "a row past its timeout leaves its tasks in the kernel log"
 check gate-crash "a guest that crashes fails the running row" \
 	has "$g" "^FAIL $kernel selftest-crash: guest stopped unexpectedly"
 check gate-after-crash "the rows after a crash run in a new boot" \
-	has "$g" "^PASS $kernel selftest-late\$"
+	has "$g" "^PASS $kernel selftest-late \\([0-9]+ s\\)\$"
 check gate-late "a bad line after the last END fails the boot" \
 	has "$g" "^FAIL $kernel boot2: final check: kernel log after the last scenario: BUG: iser-vm selftest: a late oops"
 check gate-late-console "the host sees the late line on the console too" \

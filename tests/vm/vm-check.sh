@@ -136,12 +136,17 @@ done
 
 passed=0
 failed=0
+# The seconds the row took in its guest (run-job.sh writes them, with its
+# teardown and checks) follow PASS, and the log FAIL, so that a make check
+# output says where its time went.
 report() { # KERNEL NAME RESULT LOG
+	local secs
+	secs=$(cat "$job/$2/seconds" 2>/dev/null)
 	if [ "$3" = PASS ]; then
-		echo "PASS $1 $2"
+		echo "PASS $1 $2${secs:+ ($secs s)}"
 		passed=$((passed + 1))
 	else
-		echo "FAIL $1 $2: ${3#FAIL: } (log: $4)"
+		echo "FAIL $1 $2: ${3#FAIL: } (log: $4${secs:+, $secs s})"
 		failed=$((failed + 1))
 	fi
 }
