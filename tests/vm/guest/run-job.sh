@@ -79,6 +79,11 @@ if ! vm_guest_init; then
 	init_err="guest set-up failed (configfs, dbus or targetcli); see $job/guest.log"
 fi
 
+# the SCSI targets' runtime PM (vm_scsi_target_pm_guard), for the job
+vm_scsi_target_pm_guard </dev/null >/dev/null 2>&1 &
+pm_guard=$!
+trap 'kill "$pm_guard" 2>/dev/null' EXIT
+
 while read -r name ini tgt _default tmo body args <&3; do
 	case $name in '' | '#'*) continue ;; esac
 	dir=$job/$name

@@ -21,6 +21,10 @@ for round in 1 2; do
 	[ -n "$sid" ] || vm_fail "round $round: no session id"
 	[ "$sid" != "$prev_sid" ] || vm_fail "round $round: the session id $sid did not change"
 	vm_check_disk "$dev"
+	# the rig's runtime PM guard (vm_scsi_target_pm_guard) reached the
+	# session's SCSI target
+	vm_wait 5 vm_targets_pm_on ||
+		vm_fail "round $round: runtime PM of the session's SCSI target is not forbidden (power/control: $(cat /sys/class/iscsi_session/session*/device/target*/power/control 2>&1 | paste -sd ' ' -))"
 	if [ "$round" = 2 ]; then
 		# the first session's data, read by the new session
 		cmp <(dd if="$dev" bs=1M count=4 iflag=direct status=none) /tmp/pattern ||
