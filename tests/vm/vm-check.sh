@@ -137,8 +137,8 @@ done
 passed=0
 failed=0
 # The seconds the row took in its guest (run-job.sh writes them, with its
-# teardown and checks) follow PASS, and the log FAIL, so that a make check
-# output says where its time went.
+# teardown and checks) end a PASS line, and follow the log on a FAIL
+# line, so that a make check output says where its time went.
 report() { # KERNEL NAME RESULT LOG
 	local secs
 	secs=$(cat "$job/$2/seconds" 2>/dev/null)
