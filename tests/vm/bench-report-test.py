@@ -109,9 +109,61 @@ def make_split(top, figures, fail=None, drop=()):
                                        "vmalloc_kb": kb // 4, "other_kb": kb // 4}]}, f)
 
 
-def run(logdir, out):
-    return subprocess.run(["/usr/bin/python3", REPORT, "--kernel", "6.1",
+def run(logdir, out, mode="--wallclock"):
+    return subprocess.run(["/usr/bin/python3", REPORT, "--kernel", "6.1", mode,
                            logdir, out], capture_output=True, text=True)
+
+
+def make_exact(top, spread):
+    """two rounds of every pairing as the exact mode writes them (with
+    ns_per_io and idle); the in-tree pair's second round is SPREAD higher
+    than its first, every other pairing's rounds are equal"""
+    for r in (1, 2):
+        for p in PAIRS:
+            d = os.path.join(top, "bench-r%d-%s" % (r, p))
+            os.makedirs(d)
+            with open(os.path.join(d, "result"), "w") as f:
+                f.write("PASS\n")
+            with open(os.path.join(d, "bench.json"), "w") as f:
+                for w, (base, kib) in WORKLOADS.items():
+                    iops = base * FACTOR[p] * (1 + spread if p == "intree" and r == 2 else 1)
+                    f.write(json.dumps({
+                        "workload": w, "iops": iops, "bw_kib": iops * kib,
+                        "lat_p99_us": 100.0, "cpu_busy": 0.9,
+                        "ns_per_io": 1e9 / iops, "idle": 0.1}) + "\n")
+
+
+def exact_tests(tmp):
+    """the exact mode: its table and its self-check on the in-tree rounds"""
+    logs = os.path.join(tmp, "exact-ok")
+    make_exact(logs, 0.001)
+    out = os.path.join(tmp, "exact-ok-out")
+    r = run(logs, out, "--exact")
+    txt = open(out + ".txt").read()
+    rep = json.load(open(out + ".json"))
+    check("exact: rounds within 0.5% pass the self-check", r.returncode == 0 and
+          rep["self_check"]["ok"] is True and "self-check: the in-tree pair's rounds agree" in txt,
+          r.stdout + r.stderr)
+    e = rep["exact"]["target"]["randread-4k-qd32"]
+    check("exact: ratio with three decimals, ns per I/O and idle share",
+          abs(e["ratio"] - round(0.8 / 1.0005, 3)) < 1e-9 and abs(e["ns_per_io"] - 1e9 / 800) < 1e-6
+          and e["idle"] == 0.1 and "exact mode: one vCPU under qemu's icount" in txt and
+          "  10.0%   0.800" in txt, txt)
+    logs = os.path.join(tmp, "exact-bad")
+    make_exact(logs, 0.006)
+    out = os.path.join(tmp, "exact-bad-out")
+    r = run(logs, out, "--exact")
+    check("exact: in-tree rounds 0.6% apart fail the report as a broken mode",
+          r.returncode == 1 and "THE EXACT MODE IS BROKEN" in r.stdout and
+          json.load(open(out + ".json"))["self_check"]["ok"] is False, r.stdout)
+    logs = os.path.join(tmp, "exact-one")
+    make_logs(logs, 1, raw=False)
+    r = run(logs, os.path.join(tmp, "exact-one-out"), "--exact")
+    check("exact: a single round cannot check itself and fails",
+          r.returncode == 1 and "EXACT MODE NOT CHECKED" in r.stdout, r.stdout)
+    r = run(logs, os.path.join(tmp, "wall-out"))
+    check("wall-clock: labelled as context", "WALL-CLOCK MODE, context only" in r.stdout,
+          r.stdout)
 
 
 def main():
@@ -321,6 +373,8 @@ def main():
               r.returncode == 1 and "bench-split-intree: FAIL: made up" in r.stdout and
               json.load(open(os.path.join(tmp, "out7.json")))["memory_split"]["initiator"]["first_kb"]["ratio"] is None,
               r.stdout)
+
+        exact_tests(tmp)
 
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed else 0

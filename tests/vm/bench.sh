@@ -2,62 +2,98 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Side-by-side benchmark of our modules and the in-tree pair, in one guest
-# boot per kernel.  Every round runs the bench body (scenarios/bench.sh)
-# for the four pairings -- in-tree pair, our pair, in-tree initiator with
-# our target, our initiator with the in-tree target -- and two context
-# columns: "tcp", the same body over iscsi_tcp to LIO's TCP portal, and
-# "raw", perftest's ib_write_bw/ib_read_bw between the two soft-RoCE
-# devices (scenarios/bench-link.sh) -- in ABBA order: the list forward in
-# odd rounds, backward in even ones, so that drift within the boot does
-# not favour one of them.  After the rounds, two boot pairs of two guests
-# measure the kernel memory of one idle session for each side in its own
-# guest (scenarios/memsplit.sh: the in-tree modules, then ours; four
-# logins each).  The report (tests/vm/bench-report.py) gives the median
-# over the rounds, every pairing's ratio to the in-tree pair, the large
-# reads' bandwidth against the raw link and each side's memory against
-# the in-tree one's.
+# boot per kernel and backstore.  Every round runs the bench body
+# (scenarios/bench.sh) for the four pairings -- in-tree pair, our pair,
+# in-tree initiator with our target, our initiator with the in-tree target
+# -- and two context columns: "tcp", the same body over iscsi_tcp to LIO's
+# TCP portal, and "raw", perftest's ib_write_bw/ib_read_bw between the two
+# soft-RoCE devices (scenarios/bench-link.sh) -- in ABBA order: the list
+# forward in odd rounds, backward in even ones.  After the rounds, two boot
+# pairs of two guests measure the kernel memory of one idle session for
+# each side in its own guest (scenarios/memsplit.sh: the in-tree modules,
+# then ours; four logins each).  The report (tests/vm/bench-report.py)
+# gives each pairing's ratio to the in-tree pair.
 #
 #   tests/vm/bench.sh [--kernel 6.1|6.12]... [--rounds N] [--runtime SECONDS]
 #                     [--pairings intree,ours,target,initiator,tcp,raw,target_sigall]
-#                     [--memory]
+#                     [--backstore iblock|ramdisk|iblock,ramdisk]
+#                     [--workloads NAME,...] [--wallclock] [--memory]
 #
-# Default: 6.1 and 6.12, 6 rounds, 10 s per workload, all four pairings and
-# both context columns (a subset must include intree, the reference).
-# Not in the default: target_sigall, the in-tree initiator with our target
-# signalling every Send (ib_isert signal_every=1, as before 2026-11-28), to
-# measure what unsignaled Sends bring in the same boot.
-# Guests run under TCG, so the absolute numbers mean little; the ratios,
-# taken in the same boot on the same emulated CPUs, are the result.  Every
-# run also measures the kernel memory of one idle session; --memory
-# measures only that (login, measure, logout: about 40 s a run instead of
-# 4 minutes; no raw link runs).  Report: build/bench/<kernel>.txt, .json,
-# .csv and .png.  See Documentation/performance.md.
+# Exact mode (the default): each guest has one vCPU under qemu's icount
+# (ISER_VM_ICOUNT=1, lib/host.sh), its clock one nanosecond per guest
+# instruction, so a figure is the whole stack's instructions per I/O (plus
+# the guest's own timer waits, reported as its idle share) and repeats to
+# a small fraction of a percent whatever the host does.  The report gives
+# three decimals and checks itself: the in-tree pair's rounds must agree to
+# 0.5% on every line, or the run fails (so --rounds must be at least 2).
+# --wallclock: the former mode, two vCPUs under multi-threaded TCG, whose
+# ratios move with the host's load; context only, no claim rests on it.
+#
+# Defaults: exact mode, 6.1 and 6.12, both backstores (LIO's block
+# backstore on a brd RAM disk, what real targets use, and LIO's ramdisk
+# backstore: immediate data takes another path through the target), 2
+# rounds, 3 s of guest time per workload, the four pairings and the tcp
+# column (raw: ask for it; perftest's timing is wall-clock), every
+# workload of guest/lib.sh's VM_BENCH_WORKLOADS.  --memory measures only
+# the memory of one idle session.  Report: build/bench/<kernel>-<backstore>
+# .txt, .json, .csv and .png.  See Documentation/performance.md.
 
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 kernels=()
-rounds=6
-runtime=10
-pairings=intree,ours,target,initiator,tcp,raw
+rounds=2
+runtime=3
+pairings=intree,ours,target,initiator,tcp
+backstores=iblock,ramdisk
+workloads=""
+exact=1
 memory=""
+need_arg() {
+	[ $# -ge 2 ] && [ -n "$2" ] || { echo "bench: $1 needs a value" >&2; exit 2; }
+}
 while [ $# -gt 0 ]; do
 	case $1 in
-	--kernel | -k) kernels+=("$2"); shift ;;
-	--rounds) rounds=$2; shift ;;
-	--runtime) runtime=$2; shift ;;
-	--pairings) pairings=$2; shift ;;
+	--kernel | -k) need_arg "$@"; kernels+=("$2"); shift ;;
+	--rounds) need_arg "$@"; rounds=$2; shift ;;
+	--runtime) need_arg "$@"; runtime=$2; shift ;;
+	--pairings) need_arg "$@"; pairings=$2; shift ;;
+	--backstore) need_arg "$@"; backstores=$2; shift ;;
+	--workloads) need_arg "$@"; workloads=$2; shift ;;
+	--wallclock) exact="" ;;
+	--exact) exact=1 ;;
 	--memory) memory=1 ;;
-	-h | --help) sed -n '3,35p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '3,40p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "bench: unknown argument '$1'" >&2; exit 2 ;;
 	esac
 	shift
 done
 [ ${#kernels[@]} -gt 0 ] || kernels=(6.1 6.12)
+for k in "${kernels[@]}"; do
+	case $k in
+	6.1 | 6.12) ;;
+	*) echo "bench: unknown kernel '$k' (6.1 or 6.12)" >&2; exit 2 ;;
+	esac
+done
+for b in ${backstores//,/ }; do
+	case $b in
+	iblock | ramdisk) ;;
+	*) echo "bench: unknown backstore '$b' (iblock or ramdisk)" >&2; exit 2 ;;
+	esac
+done
+[ -n "${backstores//,/}" ] || { echo "bench: --backstore names none" >&2; exit 2; }
+# shellcheck source=guest/lib.sh
+known=$(bash -c ". '$top/tests/vm/guest/lib.sh' 2>/dev/null; for w in \"\${VM_BENCH_WORKLOADS[@]}\"; do echo \"\${w%% *}\"; done")
+for w in ${workloads//,/ }; do
+	echo "$known" | grep -qx -- "$w" ||
+		{ echo "bench: unknown workload '$w' (one of: $(echo $known))" >&2; exit 2; }
+done
 case "$rounds$runtime" in
 *[!0-9]*) echo "bench: --rounds and --runtime take numbers" >&2; exit 2 ;;
 esac
 [ "$rounds" -ge 1 ] && [ "$runtime" -ge 3 ] ||
 	{ echo "bench: need --rounds >= 1 and --runtime >= 3" >&2; exit 2; }
+[ -z "$exact" ] || [ -n "$memory" ] || [ "$rounds" -ge 2 ] ||
+	{ echo "bench: the exact mode checks itself on two rounds: need --rounds >= 2" >&2; exit 2; }
 
 list=$top/build/vm/bench.list
 mkdir -p "$top/build/vm" "$top/build/bench"
@@ -110,7 +146,9 @@ if [ -n "$memory" ]; then
 	body_arg=memory
 	timeout=300
 fi
-{
+# bench_list BACKSTORE MEMSPLIT: the scenario list of one boot
+bench_list() {
+	local b=$1 opts="--backstore=$1${workloads:+ --workloads=$workloads}"
 	echo "# generated by tests/vm/bench.sh"
 	for r in $(seq "$rounds"); do
 		for i in $(seq 0 $((np - 1))); do
@@ -118,21 +156,36 @@ fi
 			[ $((r % 2)) = 0 ] && i=$((np - 1 - i))
 			read -r p ini tgt params <<<"${pairs[$i]}"
 			case $p in
-			tcp) echo "bench-r$r-$p $ini $tgt no $timeout bench $body_arg tcp" ;;
+			tcp) echo "bench-r$r-$p $ini $tgt no $timeout bench $body_arg tcp $opts" ;;
 			raw) echo "bench-r$r-$p $ini $tgt no $link_timeout bench-link $runtime" ;;
-			*) echo "bench-r$r-$p $ini $tgt no $timeout bench $body_arg iser $params" ;;
+			*) echo "bench-r$r-$p $ini $tgt no $timeout bench $body_arg iser $opts $params" ;;
 			esac
 		done
 	done
-	# each side's memory in its own guest (two-guest mode)
+	# each side's memory in its own guest (two-guest mode), once per kernel
+	[ "$2" = 1 ] || return 0
 	echo "bench-split-intree intree intree@peer no 600 memsplit 4"
 	echo "bench-split-ours ours ours@peer no 600 memsplit 4"
-} >"$list"
+}
 
+if [ -n "$exact" ]; then
+	export ISER_VM_ICOUNT=1
+	mode=--exact
+else
+	export ISER_VM_ICOUNT=0
+	mode=--wallclock
+fi
 rc=0
 for k in "${kernels[@]}"; do
-	ISER_VM_LIST=$list "$top/tests/vm/vm-check.sh" --kernel "$k" --all || rc=1
-	/usr/bin/python3 "$top/tests/vm/bench-report.py" --kernel "$k" \
-		"$top/build/vm/logs/$k" "$top/build/bench/$k" || rc=1
+	first=1
+	for b in ${backstores//,/ }; do
+		logs=$top/build/vm/bench-logs/$b
+		bench_list "$b" "$first" >"$list"
+		first=0
+		ISER_VM_LOGS=$logs ISER_VM_LIST=$list "$top/tests/vm/vm-check.sh" \
+			--kernel "$k" --all || rc=1
+		/usr/bin/python3 "$top/tests/vm/bench-report.py" --kernel "$k" \
+			--backstore "$b" $mode "$logs/$k" "$top/build/bench/$k-$b" || rc=1
+	done
 done
 exit $rc

@@ -516,8 +516,10 @@ vm_tcli() {
 	fi
 }
 
-# vm_target_setup [--fileio] [--chap USER PASS] [--acl IQN]
-# A target $VM_TARGET_IQN with one 64 MiB LUN, an iSER portal on
+# vm_target_setup [--fileio|--iblock] [--chap USER PASS] [--acl IQN]
+# A target $VM_TARGET_IQN with one 64 MiB LUN (LIO's ramdisk backstore;
+# --fileio: a file on the guest's tmpfs; --iblock: LIO's block backstore
+# on a brd RAM disk, /dev/ram0, the path a block device takes), an iSER portal on
 # $VM_TGT_IP:$VM_ISER_PORT and a TCP portal on $VM_TGT_IP:$VM_TCP_PORT (for
 # SendTargets discovery), an ACL for IQN (default: our initiator).
 vm_target_setup() {
@@ -526,6 +528,7 @@ vm_target_setup() {
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--fileio) bs=fileio ;;
+		--iblock) bs=iblock ;;
 		--chap) chap_user=$2; chap_pass=$3; shift 2 ;;
 		--acl) acl=$2; shift ;;
 		*) vm_fail "vm_target_setup: bad argument $1" ;;
@@ -536,6 +539,10 @@ vm_target_setup() {
 	if [ $bs = fileio ]; then
 		bs=/backstores/fileio/lun0
 		cmds=("/backstores/fileio create name=lun0 file_or_dev=/tmp/lun0.img size=$VM_LUN_SIZE write_back=false")
+	elif [ $bs = iblock ]; then
+		vm_brd_up
+		bs=/backstores/block/lun0
+		cmds=("/backstores/block create name=lun0 dev=/dev/ram0")
 	else
 		bs=/backstores/ramdisk/lun0
 		cmds=("/backstores/ramdisk create name=lun0 size=$VM_LUN_SIZE")
@@ -578,6 +585,15 @@ vm_target_setup() {
 			vm_fail "target: authentication not enabled in configfs"
 	fi
 	vm_log "target ready: $VM_TARGET_IQN, $bs, iSER $VM_TGT_IP:$VM_ISER_PORT, TCP :$VM_TCP_PORT"
+}
+
+# vm_brd_up: one brd RAM disk, /dev/ram0, of $VM_LUN_SIZE (the teardown
+# unloads brd once LIO let go of it)
+vm_brd_up() {
+	local mib=${VM_LUN_SIZE%M}
+	vm_loaded brd && vm_fail "vm_brd_up: brd is already loaded"
+	vm_must modprobe brd rd_nr=1 rd_size=$((mib * 1024)) max_part=0
+	vm_wait 10 test -b /dev/ram0 || vm_fail "brd: /dev/ram0 did not appear"
 }
 
 # vm_acl_idle: LIO's ACL of our initiator on vm_target_setup's target
@@ -1166,7 +1182,7 @@ vm_teardown() {
 	# the modules a scenario must be able to unload, in dependency order
 	for m in ib_iser ib_isert iser_dm iscsi_target_mod target_core_file \
 		target_core_iblock target_core_pscsi target_core_user \
-		target_core_mod rdma_rxe siw; do
+		target_core_mod brd rdma_rxe siw; do
 		vm_loaded "$m" || continue
 		vm_log "rmmod $m" >&2
 		timeout 60 rmmod "$m" >/dev/null 2>&1

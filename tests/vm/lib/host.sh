@@ -16,6 +16,12 @@ VM_REPO=$(cd "$VM_DIR/../.." && pwd)
 VM_OUT=$VM_REPO/build/vm
 VM_MEM=${ISER_VM_MEM:-3G}
 VM_CPUS=${ISER_VM_CPUS:-2}
+# ISER_VM_ICOUNT=1: the exact mode of make bench.  One vCPU under qemu's
+# icount: the guest's clock advances one nanosecond per guest instruction
+# and skips idle stretches to the next timer, so what the guest measures
+# in its own time depends on the instructions executed (and its own timer
+# waits), not on the host's load.
+VM_ICOUNT=${ISER_VM_ICOUNT:-0}
 # seconds from qemu start until the guest must have said "UP"
 VM_BOOT_TIMEOUT=${ISER_VM_BOOT_TIMEOUT:-120}
 # the guest kernel's log buffer: Debian's default of 128 KiB can lose a
@@ -193,7 +199,9 @@ vm_initramfs() {
 vm_boot() {
 	local rel=$1 job=$2 hard=$3 handler=${4:-} initrd qpid start deadline
 	local n=0 total line kw a b done_seen=0 up=0 alive append
-	local -a shares=() initrd_arg=()
+	local -a shares=() initrd_arg=() accel=(-accel tcg,thread=multi -smp "$VM_CPUS")
+	[ "$VM_ICOUNT" = 1 ] &&
+		accel=(-accel tcg,thread=single -icount shift=0,sleep=off,align=off -smp 1)
 	if [ -n "${VM_BOOT_INITRD:-}" ]; then
 		initrd=$VM_BOOT_INITRD
 	else
@@ -212,7 +220,7 @@ vm_boot() {
 	start=$(vm_now)
 	timeout -k 10 "$hard" qemu-system-x86_64 \
 		-name "iser-vm-$rel" -nodefaults -no-user-config \
-		-accel tcg,thread=multi -smp "$VM_CPUS" -m "$VM_MEM" \
+		"${accel[@]}" -m "$VM_MEM" \
 		-nic none "${VM_QEMU_EXTRA[@]}" -display none -monitor none -no-reboot \
 		-kernel "${VM_BOOT_KERNEL:-/boot/vmlinuz-$rel}" "${initrd_arg[@]}" \
 		-append "$append" \

@@ -5,7 +5,10 @@
 # in one boot): a fixed set of fio workloads on a ramdisk LUN, each for
 # RUNTIME seconds after a short ramp, without verification; then one
 # verified job, so a number never comes from a data path that corrupts.
-#   bench [RUNTIME|memory] [iser|tcp] [MODULE.PARAM=VALUE...]
+#   bench [RUNTIME|memory] [iser|tcp] [--backstore=iblock|ramdisk]
+#         [--workloads=NAME,...] [MODULE.PARAM=VALUE...]
+# --backstore: the LUN (default ramdisk: LIO's rd_mcp; iblock: LIO's block
+# backstore on a brd RAM disk); --workloads: a subset of the workloads.
 # memory: only the memory of one idle session; tcp: log in with iscsi_tcp
 # (open-iscsi's iface "default") to LIO's TCP portal instead of over iSER,
 # for the report's context column (the same target, LUN and workloads).
@@ -24,6 +27,17 @@
 runtime=${1:-10}
 transport=${2:-iser}
 shift $(($# < 2 ? $# : 2))
+backstore=ramdisk
+only=""
+while [ $# -gt 0 ]; do
+	case $1 in
+	--backstore=iblock | --backstore=ramdisk) backstore=${1#*=} ;;
+	--workloads=?*) only=${1#*=} ;;
+	--*) vm_fail "bench.sh: bad option '$1'" ;;
+	*) break ;;
+	esac
+	shift
+done
 case $runtime in
 memory) ;;
 '' | *[!0-9]*) vm_fail "bench.sh: RUNTIME must be a number of seconds, not '$runtime'" ;;
@@ -37,7 +51,11 @@ esac
 vm_rxe_up
 vm_load_roles
 vm_module_params "$@"
-vm_target_setup
+if [ "$backstore" = iblock ]; then
+	vm_target_setup --iblock
+else
+	vm_target_setup
+fi
 vm_iscsid_start
 vm_node_new
 
@@ -106,6 +124,10 @@ vm_prefill "$dev"
 # one job each (numjobs=1), guest/lib.sh's table
 for w in "${VM_BENCH_WORKLOADS[@]}"; do
 	read -r name opts <<<"$w"
+	case ",${only:-$name}," in
+	*",$name,"*) ;;
+	*) continue ;;
+	esac
 	args=()
 	for o in $opts; do
 		args+=("--$o")
@@ -147,7 +169,12 @@ for w in "${VM_BENCH_WORKLOADS[@]}"; do
 		# requests of 512 KiB, each one SCSI command)
 		def per_io(x):
 		    return round(x / reqs, 3) if reqs > 0 else 0
+		# guest time per I/O: under icount (bench.sh's exact mode) the
+		# guest's nanoseconds are its instructions, plus its idle waits
+		ns_per_io = 1e9 / iops if iops else 0
 		print(json.dumps({"workload": name, "iops": round(iops, 1),
+		                  "ns_per_io": round(ns_per_io, 1),
+		                  "idle": round(1 - busy / total, 4) if total else 0,
 		                  "bw_kib": bw, "lat_mean_us": round(mean / 1000, 1),
 		                  "lat_p99_us": round(p99 / 1000, 1),
 		                  "cpu_busy": round(busy / total, 4) if total else 0,

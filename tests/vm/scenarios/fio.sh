@@ -6,12 +6,15 @@
 #             and a 50/50 read/write mix, each verified (~190 MiB)
 #   --quick   one sequential and one random job (~40 MiB)
 #   --fileio  a fileio backstore instead of the ramdisk (rd_mcp)
+#   --iblock  LIO's block backstore on a brd RAM disk: 4 KiB writes with
+#             immediate data reach the block layer from the target's
+#             receive buffers, which a block device takes only aligned
 
 set_opts=()
 mode=--matrix
 for a in "$@"; do
 	case $a in
-	--fileio) set_opts+=(--fileio) ;;
+	--fileio | --iblock) set_opts+=("$a") ;;
 	--matrix | --quick) mode=$a ;;
 	*) vm_fail "fio.sh: bad argument $a" ;;
 	esac
