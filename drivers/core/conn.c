@@ -209,7 +209,7 @@ static void isdm_rx_desc_destroy(struct isdm_device *dev,
  */
 static u32 isdm_rx_chunk_bytes(const struct isdm_rx_ring *r, u32 c)
 {
-	return PAGE_ALIGN(min(r->per_chunk, r->nr - c * r->per_chunk) *
+	return PAGE_ALIGN(r->lead + min(r->per_chunk, r->nr - c * r->per_chunk) *
 			  r->stride);
 }
 
@@ -220,6 +220,9 @@ static u32 isdm_rx_chunk_bytes(const struct isdm_rx_ring *r, u32 c)
  * @r: the ring to fill; zeroed by the caller
  * @nr: buffers
  * @size: bytes of each (the largest iSER message it must hold)
+ * @data_off: offset of the data segment in a message without an AHS (the
+ *	iSER header and the BHS), placed on an %ISDM_RX_DATA_ALIGN boundary
+ *	in every buffer; 0 places nothing
  * @done: completion handler of each descriptor
  *
  * kmalloc() rounds a buffer up to a power of two (a target's buffer of
@@ -231,20 +234,31 @@ static u32 isdm_rx_chunk_bytes(const struct isdm_rx_ring *r, u32 c)
  * spans two chunks. @r->desc[i] describes
  * buffer i; post them with isdm_rx_post().
  *
+ * With @data_off, the stride is a multiple of %ISDM_RX_DATA_ALIGN and each
+ * chunk starts with the few bytes that move its first buffer's data
+ * segment onto that boundary: data the target hands to a block device in
+ * place must be aligned as a block queue's DMA alignment asks, or the
+ * device writes it to the wrong sectors (brd) or the DMA fails.
+ *
  * Return: 0, -EINVAL (no buffer asked for) or -ENOMEM; on error what was
  * allocated is freed by isdm_rx_ring_free().
  */
 int isdm_rx_ring_alloc(struct isdm_device *dev, struct isdm_rx_ring *r,
-		       u32 nr, u32 size,
+		       u32 nr, u32 size, u32 data_off,
 		       void (*done)(struct ib_cq *cq, struct ib_wc *wc))
 {
 	struct ib_device *ib_dev = dev->ib_dev;
-	u32 i, c, bytes;
+	u32 i, c, bytes, align = dma_get_cache_alignment();
 
-	if (!nr || !size)
+	if (!nr || !size || data_off >= size)
 		return -EINVAL;
-	r->stride = ALIGN(size, dma_get_cache_alignment());
-	r->per_chunk = clamp_t(u32, ISDM_RX_CHUNK_MAX / r->stride, 1, nr);
+	if (data_off) {
+		align = max_t(u32, align, ISDM_RX_DATA_ALIGN);
+		r->lead = ALIGN(data_off, ISDM_RX_DATA_ALIGN) - data_off;
+	}
+	r->stride = ALIGN(size, align);
+	r->per_chunk = clamp_t(u32, (ISDM_RX_CHUNK_MAX - r->lead) / r->stride,
+			       1, nr);
 	r->nr = nr;
 	r->nr_chunks = DIV_ROUND_UP(nr, r->per_chunk);
 	r->desc = kcalloc(nr, sizeof(*r->desc), GFP_KERNEL);
@@ -269,7 +283,7 @@ int isdm_rx_ring_alloc(struct isdm_device *dev, struct isdm_rx_ring *r,
 	}
 	for (i = 0; i < nr; i++) {
 		struct isdm_rx_desc *d = &r->desc[i];
-		u32 off = (i % r->per_chunk) * r->stride;
+		u32 off = r->lead + (i % r->per_chunk) * r->stride;
 
 		c = i / r->per_chunk;
 		d->buf = (u8 *)r->chunk[c] + off;

@@ -1356,7 +1356,8 @@ int isi_rx_ffp_post(struct isi_conn *ic, u32 nr, u32 data_max)
 	int ret;
 
 	/* one buffer of its own in whole pages (no completion: never posted) */
-	ret = isdm_rx_ring_alloc(ic->base.dev, &ic->spill_ring, 1, size, NULL);
+	ret = isdm_rx_ring_alloc(ic->base.dev, &ic->spill_ring, 1, size, 0,
+				 NULL);
 	if (ret)
 		return ret;
 	ic->spill = ic->spill_ring.desc[0].buf;
@@ -1367,7 +1368,7 @@ int isi_rx_ffp_post(struct isi_conn *ic, u32 nr, u32 data_max)
 	ic->spill_sge.lkey = ic->base.dev->pd->local_dma_lkey;
 
 	ret = isdm_rx_ring_alloc(ic->base.dev, &ic->rx_ring, nr, ISI_RX_SMALL,
-				 isi_recv_done);
+				 0, isi_recv_done);
 	if (ret)
 		return ret;
 	ic->rx = ic->rx_ring.desc;

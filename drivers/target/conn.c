@@ -1270,7 +1270,9 @@ void ist_get_rx_pdu(struct iscsit_conn *conn)
 		return;
 	}
 	n = ist_rx_count(conn);
+	/* a WRITE's immediate data may go to a block device in place */
 	ret = isdm_rx_ring_alloc(ic->base.dev, &ic->rx_ring, n, size,
+				 ic->base.mode.hdr_len + ISDM_BHS_LEN,
 				 ist_recv_done);
 	if (ret) {
 		pr_err("connection from %pISpc: cannot allocate %u receive buffers of %u bytes (%d)\n",

@@ -684,8 +684,11 @@ static u32 ist_unsol_len(struct iscsit_conn *conn, const u8 *bhs, u32 dlen)
  * data, LIO gets that data where it is: its scatterlist is the data
  * segment in @rx, no pages are allocated and nothing is copied
  * (SCF_PASSTHROUGH_SG_TO_MEM_NOALLOC); the command holds @rx until
- * ist_rx_give_back() and *@kept tells the caller not to repost it. Any
- * other immediate data is copied into the pages LIO allocated.
+ * ist_rx_give_back() and *@kept tells the caller not to repost it. The
+ * receive ring places a data segment on an ISDM_RX_DATA_ALIGN boundary,
+ * as a block backstore needs it (iblock builds its bios on these pages);
+ * one an AHS moved off it, and any other immediate data, is copied into
+ * the pages LIO allocated.
  */
 static int ist_handle_scsi_cmd(struct ist_conn *ic, struct isdm_rx_desc *rx,
 			       const struct isdm_rx_pdu *pdu, bool *kept)
@@ -734,7 +737,9 @@ static int ist_handle_scsi_cmd(struct ist_conn *ic, struct isdm_rx_desc *rx,
 	in_place = cmd->immediate_data && cmd->se_cmd.data_length &&
 		   cmd->data_direction == DMA_TO_DEVICE &&
 		   cmd->first_burst_len == cmd->se_cmd.data_length &&
-		   pdu->data_len == cmd->se_cmd.data_length;
+		   pdu->data_len == cmd->se_cmd.data_length &&
+		   IS_ALIGNED((unsigned long)(buf + pdu->data_off),
+			      ISDM_RX_DATA_ALIGN);
 	if (in_place)
 		cmd->se_cmd.se_cmd_flags |= SCF_PASSTHROUGH_SG_TO_MEM_NOALLOC;
 

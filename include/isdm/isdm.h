@@ -152,6 +152,9 @@ struct isdm_rx_desc {
  * @per_chunk: buffers of each chunk but the last, which may hold fewer
  * @stride: bytes of each buffer, DMA-aligned; a chunk takes the whole
  *	pages its buffers need (isdm_rx_chunk_bytes())
+ * @lead: bytes at the start of each chunk in front of its first buffer,
+ *	which place every buffer's data segment on an
+ *	%ISDM_RX_DATA_ALIGN boundary (0 when not asked for)
  */
 struct isdm_rx_ring {
 	struct isdm_rx_desc	*desc;
@@ -161,6 +164,7 @@ struct isdm_rx_ring {
 	u32			nr_chunks;
 	u32			per_chunk;
 	u32			stride;
+	u32			lead;
 };
 
 /**
@@ -246,8 +250,15 @@ void isdm_queues_destroy(struct isdm_queues *q);
 void isdm_queues_destroy_id(struct isdm_queues *q);
 int isdm_rx_post(struct ib_qp *qp, struct isdm_device *dev,
 		 struct isdm_rx_desc *d);
+/*
+ * Where a receive ring places a buffer's data segment: the block layer's
+ * default DMA alignment (a queue's dma_alignment of 511), which a buffer
+ * the target hands to a block backstore in place must meet.
+ */
+#define ISDM_RX_DATA_ALIGN	512
+
 int isdm_rx_ring_alloc(struct isdm_device *dev, struct isdm_rx_ring *r,
-		       u32 nr, u32 size,
+		       u32 nr, u32 size, u32 data_off,
 		       void (*done)(struct ib_cq *cq, struct ib_wc *wc));
 void isdm_rx_ring_free(struct isdm_device *dev, struct isdm_rx_ring *r);
 int isdm_login_buf_alloc(struct isdm_device *dev, struct isdm_login_buf *lb,
