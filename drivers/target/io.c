@@ -176,6 +176,20 @@ static void ist_rx_give_back(struct ist_cmd *icmd)
 		ist_conn_fail(ic, "cannot repost a receive buffer", ret);
 }
 
+/*
+ * A SCSI command the connection received no longer waits for its
+ * response: it is being sent, or the command ended without one. True when
+ * this call took it off the count (once per command).
+ */
+static bool ist_scsi_answered(struct ist_cmd *icmd)
+{
+	if (!icmd->scsi_waiting)
+		return false;
+	icmd->scsi_waiting = false;
+	atomic_dec(&icmd->conn->scsi_waiting);
+	return true;
+}
+
 static void ist_unlink_cmd(struct iscsit_conn *conn, struct iscsit_cmd *cmd)
 {
 	spin_lock_bh(&conn->cmd_lock);
@@ -224,6 +238,7 @@ static void ist_put_cmd(struct ist_cmd *icmd, bool comp_err)
 
 	switch (cmd->iscsi_opcode) {
 	case ISCSI_OP_SCSI_CMD:
+		ist_scsi_answered(icmd);
 		if (cmd->data_direction == DMA_TO_DEVICE) {
 			iscsit_stop_dataout_timer(cmd);
 			/*
@@ -382,17 +397,30 @@ static void ist_relink_cmd(struct iscsit_conn *conn, struct iscsit_cmd *cmd)
  * Post @icmd's Send, prepared by ist_build_send(): alone, or with @data_in
  * behind the RDMA Writes of its rdma_rw context. Returns 0, the error of
  * the post, or -EIO for a command whose Send is still posted.
+ *
+ * A software RDMA device (soft-RoCE, soft-iWARP) does the work of a post
+ * in a softirq it raises from ib_post_send(). Posted with bottom halves
+ * disabled, that work runs at once, when they are enabled again: the
+ * response leaves without waiting for ksoftirqd, which is what a lone
+ * command wants: a SCSI Response, or Data-In while no other command of
+ * the connection waits for its response and no other Data-In is in
+ * flight. Any other Data-In is posted with bottom halves enabled, so
+ * that the device's work, and then the completions on both sides, gather
+ * several commands at a time, as they do when the connection is busy with
+ * READs. A hardware device only rings a doorbell either way. Every
+ * caller runs in process context, so @send_lock is taken without
+ * disabling bottom halves.
  */
 static int ist_post_send(struct ist_cmd *icmd, bool data_in)
 {
 	struct ist_conn *ic = icmd->conn;
 	struct iscsit_cmd *cmd = icmd->cmd;
-	bool quiet = false;
+	bool quiet = false, now, answered;
 	int ret;
 
-	spin_lock_bh(&ic->send_lock);
+	spin_lock(&ic->send_lock);
 	if (icmd->send_listed) {
-		spin_unlock_bh(&ic->send_lock);
+		spin_unlock(&ic->send_lock);
 		pr_err_ratelimited("connection from %pISpc: ITT 0x%08x: a second response while the first is being sent\n",
 				   &ic->src,
 				   be32_to_cpu((__force __be32)cmd->init_task_tag));
@@ -409,7 +437,14 @@ static int ist_post_send(struct ist_cmd *icmd, bool data_in)
 	}
 	icmd->send_quiet = quiet;
 	icmd->send_listed = true;
+	icmd->send_data_in = data_in;
 	list_add_tail(&icmd->send_entry, &ic->send_list);
+	now = !data_in || (!ic->data_in_listed &&
+			   atomic_read(&ic->scsi_waiting) <= 1);
+	ic->data_in_listed += data_in;
+	answered = ist_scsi_answered(icmd);
+	if (now)
+		local_bh_disable();
 	if (data_in)
 		ret = rdma_rw_ctx_post(&icmd->rw, ic->base.q.qp,
 				       ic->base.cm_id->port_num, NULL,
@@ -420,6 +455,11 @@ static int ist_post_send(struct ist_cmd *icmd, bool data_in)
 		list_del(&icmd->send_entry);
 		icmd->send_listed = false;
 		icmd->send_quiet = false;
+		ic->data_in_listed -= data_in;
+		if (answered) {
+			icmd->scsi_waiting = true;
+			atomic_inc(&ic->scsi_waiting);
+		}
 		if (quiet) {
 			ic->quiet_run--;
 			ist_relink_cmd(ic->conn, cmd);
@@ -427,7 +467,9 @@ static int ist_post_send(struct ist_cmd *icmd, bool data_in)
 	} else if (quiet) {
 		atomic_long_inc(&ic->quiet_sends);
 	}
-	spin_unlock_bh(&ic->send_lock);
+	spin_unlock(&ic->send_lock);
+	if (now)
+		local_bh_enable();
 	return ret;
 }
 
@@ -445,15 +487,16 @@ static void ist_send_reap(struct ist_conn *ic, struct ist_cmd *upto)
 	struct ist_cmd *icmd, *next;
 	LIST_HEAD(done);
 
-	spin_lock_bh(&ic->send_lock);
+	spin_lock(&ic->send_lock);
 	if (upto && !upto->send_listed) {
-		spin_unlock_bh(&ic->send_lock);
+		spin_unlock(&ic->send_lock);
 		return;
 	}
 	list_for_each_entry_safe(icmd, next, &ic->send_list, send_entry) {
 		if (icmd == upto) {
 			list_del(&icmd->send_entry);
 			icmd->send_listed = false;
+			ic->data_in_listed -= icmd->send_data_in;
 			break;
 		}
 		if (icmd->send_quiet) {
@@ -461,7 +504,7 @@ static void ist_send_reap(struct ist_conn *ic, struct ist_cmd *upto)
 			icmd->send_listed = false;
 		}
 	}
-	spin_unlock_bh(&ic->send_lock);
+	spin_unlock(&ic->send_lock);
 
 	list_for_each_entry_safe(icmd, next, &done, send_entry) {
 		list_del(&icmd->send_entry);
@@ -477,9 +520,9 @@ static void ist_send_reap(struct ist_conn *ic, struct ist_cmd *upto)
  */
 void ist_sends_quiesce(struct ist_conn *ic)
 {
-	spin_lock_bh(&ic->send_lock);
+	spin_lock(&ic->send_lock);
 	ic->sends_quiesced = true;
-	spin_unlock_bh(&ic->send_lock);
+	spin_unlock(&ic->send_lock);
 }
 
 /**
@@ -495,10 +538,10 @@ u32 ist_sends_quiet_held(struct ist_conn *ic)
 	struct ist_cmd *icmd;
 	u32 n = 0;
 
-	spin_lock_bh(&ic->send_lock);
+	spin_lock(&ic->send_lock);
 	list_for_each_entry(icmd, &ic->send_list, send_entry)
 		n += icmd->send_quiet;
-	spin_unlock_bh(&ic->send_lock);
+	spin_unlock(&ic->send_lock);
 	return n;
 }
 
@@ -728,6 +771,8 @@ static int ist_handle_scsi_cmd(struct ist_conn *ic, struct isdm_rx_desc *rx,
 	rc = iscsit_setup_scsi_cmd(conn, cmd, bhs);
 	if (rc < 0)
 		return 0;	/* LIO rejected it and owns the command */
+	icmd->scsi_waiting = true;
+	atomic_inc(&ic->scsi_waiting);
 
 	/*
 	 * LIO set first_burst_len to the data segment's length and fixed
@@ -1629,6 +1674,7 @@ void ist_aborted_task(struct iscsit_conn *conn, struct iscsit_cmd *cmd)
 	ist_rw_destroy(icmd);
 	/* the backend is done with it; no status will be sent */
 	ist_rx_give_back(icmd);
+	ist_scsi_answered(icmd);
 }
 
 /*

@@ -220,7 +220,11 @@ struct ist_conn_view {
  *	posted and not yet known complete, in the order posted (under
  *	@send_lock; see ist_post_send())
  * @send_lock: protects @send_list, @quiet_run and @sends_quiesced; held
- *	across the post, so that @send_list is in send queue order
+ *	across the post, so that @send_list is in send queue order; taken in
+ *	process context only
+ * @scsi_waiting: SCSI commands LIO accepted whose response is not posted
+ *	yet (&struct ist_cmd @scsi_waiting; see ist_post_send())
+ * @data_in_listed: Data-In Sends on @send_list (under @send_lock)
  * @quiet_run: unsignaled Sends posted since the last signaled one
  * @sends_quiesced: the connection is closing: every Send is signaled
  * @quiet_sends: Sends posted unsignaled, since the connection started
@@ -278,6 +282,8 @@ struct ist_conn {
 	atomic_long_t		imm_in_place;
 	struct list_head	send_list;
 	spinlock_t		send_lock;	/* @send_list, @quiet_run */
+	atomic_t		scsi_waiting;
+	u32			data_in_listed;
 	u32			quiet_run;
 	bool			sends_quiesced;
 	atomic_long_t		quiet_sends;
@@ -322,6 +328,10 @@ struct ist_conn {
  * @send_quiet: its Send was posted unsignaled: no completion of its own
  *	comes unless it fails, and the completion of a later Send on the
  *	connection completes it (ist_send_reap())
+ * @scsi_waiting: a SCSI command counted in the connection's
+ *	@scsi_waiting: received, its response not posted yet
+ * @send_data_in: its Send went behind the RDMA Writes of Data-In (counted
+ *	in the connection's @data_in_listed while listed)
  */
 struct ist_cmd {
 	struct ist_conn		*conn;
@@ -347,6 +357,8 @@ struct ist_cmd {
 	struct list_head	send_entry;
 	bool			send_listed;
 	bool			send_quiet;
+	bool			scsi_waiting;
+	bool			send_data_in;
 };
 
 extern struct workqueue_struct *ist_wq;
