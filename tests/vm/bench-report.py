@@ -46,8 +46,9 @@ PAIRS = [
     ("target_sigall", "in-tree initiator -> our target, every Send signaled"),
     # context, not an iSER pairing
     ("tcp", "context, not iSER: iscsi_tcp -> LIO over TCP"),
+    ("nvme", "context, not iSCSI: nvme-rdma -> nvmet-rdma, same link and disk"),
 ]
-CONTEXT = ("tcp",)
+CONTEXT = ("tcp", "nvme")
 # metric, label, True when higher is better
 METRICS = [
     ("iops", "IOPS", True),
@@ -531,6 +532,7 @@ def write_png(path, kernel, report, rawmed):
 
 SHORT = {"intree": "in-tree pair", "ours": "our pair", "target": "in-tree ini -> our tgt",
          "initiator": "our ini -> in-tree tgt", "tcp": "context: iSCSI/TCP",
+         "nvme": "context: NVMe-oF RDMA",
          "target_sigall": "our tgt, all signaled"}
 COLOR = {"intree": "tab:purple", "ours": "tab:blue", "target": "tab:orange",
          "initiator": "tab:green", "target_sigall": "tab:brown"}

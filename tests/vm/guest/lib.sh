@@ -596,6 +596,72 @@ vm_brd_up() {
 	vm_wait 10 test -b /dev/ram0 || vm_fail "brd: /dev/ram0 did not appear"
 }
 
+# NVMe over Fabrics on the same soft-RoCE link, make bench's context
+# column: nvmet-rdma exporting /dev/ram0 (vm_brd_up) as namespace 1 of
+# $VM_NVME_NQN on $VM_TGT_IP:4420, nvme-rdma connected to it.
+VM_NVME_NQN=nqn.2003-01.org.linux-iscsi.iser-vm:nvme0
+VM_NVMET=/sys/kernel/config/nvmet
+
+# vm_nvme_disk: set up the target, connect, print the namespace's disk
+vm_nvme_disk() {
+	local s=$VM_NVMET/subsystems/$VM_NVME_NQN p=$VM_NVMET/ports/1 d
+	command -v nvme >/dev/null || vm_fail "nvme-cli missing (scripts/packages.txt)"
+	vm_brd_up
+	vm_must modprobe nvmet-rdma
+	vm_must modprobe nvme-rdma
+	vm_must mkdir "$s"
+	echo 1 >"$s/attr_allow_any_host"
+	vm_must mkdir "$s/namespaces/1"
+	echo /dev/ram0 >"$s/namespaces/1/device_path"
+	echo 1 >"$s/namespaces/1/enable" || vm_fail "nvmet: cannot enable namespace 1"
+	vm_must mkdir "$p"
+	echo rdma >"$p/addr_trtype"
+	echo ipv4 >"$p/addr_adrfam"
+	echo "$VM_TGT_IP" >"$p/addr_traddr"
+	echo 4420 >"$p/addr_trsvcid"
+	vm_must ln -s "$s" "$p/subsystems/$VM_NVME_NQN"
+	vm_must nvme connect -t rdma -a "$VM_TGT_IP" -s 4420 -n "$VM_NVME_NQN" >&2
+	# the disk (with native multipath, the head nvmeXnY; its paths
+	# nvmeXcZnY have no device node)
+	for _ in $(seq 30); do
+		for d in /sys/block/nvme*n1; do
+			[ -e "$d/device/subsysnqn" ] || continue
+			case ${d##*/} in nvme*c*) continue ;; esac
+			[ "$(cat "$d/device/subsysnqn")" = "$VM_NVME_NQN" ] || continue
+			vm_wait 10 test -b "/dev/${d##*/}" || vm_fail "no /dev/${d##*/}"
+			echo "/dev/${d##*/}"
+			return 0
+		done
+		sleep 1
+	done
+	vm_fail "nvme-rdma: no namespace of $VM_NVME_NQN within 30 s"
+}
+
+# vm_nvme_clear: disconnect the host and remove the nvmet configuration
+# (the teardown calls it; 0 when nothing is left)
+vm_nvme_clear() {
+	local p
+	if [ -d /sys/class/nvme-fabrics ]; then
+		nvme disconnect -n "$VM_NVME_NQN" >/dev/null 2>&1
+	fi
+	[ -d "$VM_NVMET" ] || return 0
+	for p in "$VM_NVMET"/ports/*/subsystems/*; do
+		[ -L "$p" ] && rm -f "$p"
+	done
+	for p in "$VM_NVMET"/ports/*; do
+		[ -d "$p" ] && rmdir "$p"
+	done
+	for p in "$VM_NVMET"/subsystems/*/namespaces/*; do
+		[ -d "$p" ] || continue
+		echo 0 >"$p/enable"
+		rmdir "$p"
+	done
+	for p in "$VM_NVMET"/subsystems/*; do
+		[ -d "$p" ] && rmdir "$p"
+	done
+	! ls -d "$VM_NVMET"/subsystems/* "$VM_NVMET"/ports/* >/dev/null 2>&1
+}
+
 # vm_acl_idle: LIO's ACL of our initiator on vm_target_setup's target
 # shows no session (for vm_wait: the target released every session of a
 # peer that went away)
@@ -964,14 +1030,15 @@ vm_prefill() {
 		--direct=1 --ioengine=libaio --output=/dev/null
 }
 
-# vm_bench_disk: the pairing set up as the benchmark has it (soft-RoCE,
-# both roles, the ramdisk LUN), logged in, checked and prefilled; the disk
-# in VM_BENCH_DEV (a variable, not printed: the setup must run in this
-# shell, not in a command substitution)
+# vm_bench_disk [--iblock]: the pairing set up as the benchmark has it
+# (soft-RoCE, both roles, the ramdisk LUN or with --iblock the brd one),
+# logged in, checked and prefilled; the disk in VM_BENCH_DEV (a variable,
+# not printed: the setup must run in this shell, not in a command
+# substitution)
 vm_bench_disk() {
 	vm_rxe_up
 	vm_load_roles
-	vm_target_setup
+	vm_target_setup "$@"
 	vm_iscsid_start
 	vm_node_new
 	VM_BENCH_DEV=$(vm_login_disk) || exit 1
@@ -1166,6 +1233,10 @@ vm_teardown() {
 		rmdir /sys/kernel/config/target/iscsi 2>/dev/null
 	fi
 	rm -f /tmp/lun0.img
+	if vm_loaded nvmet; then
+		vm_log "teardown: NVMe over Fabrics" >&2
+		vm_nvme_clear || echo "nvmet's configuration left entries"
+	fi
 	# a userspace peer a failed scenario left running holds the RDMA
 	# devices open (uverbs), and their removal would wait for it
 	if pkill -KILL -f "$VM_REPO/build/vm/tools/" 2>/dev/null; then
@@ -1182,7 +1253,8 @@ vm_teardown() {
 	# the modules a scenario must be able to unload, in dependency order
 	for m in ib_iser ib_isert iser_dm iscsi_target_mod target_core_file \
 		target_core_iblock target_core_pscsi target_core_user \
-		target_core_mod brd rdma_rxe siw; do
+		target_core_mod nvme_rdma nvme_fabrics nvmet_rdma nvmet brd \
+		rdma_rxe siw; do
 		vm_loaded "$m" || continue
 		vm_log "rmmod $m" >&2
 		timeout 60 rmmod "$m" >/dev/null 2>&1
