@@ -398,10 +398,11 @@ static void ist_relink_cmd(struct iscsit_conn *conn, struct iscsit_cmd *cmd)
  * behind the RDMA Writes of its rdma_rw context. Returns 0, the error of
  * the post, or -EIO for a command whose Send is still posted.
  *
- * A software RDMA device (soft-RoCE, soft-iWARP) does the work of a post
- * in a softirq it raises from ib_post_send(). Posted with bottom halves
- * disabled, that work runs at once, when they are enabled again: the
- * response leaves without waiting for ksoftirqd, which is what a lone
+ * A software RDMA device may do the work of a post in a softirq it raises
+ * from ib_post_send() (soft-RoCE on Linux 6.1 does; on 6.12 it queues a
+ * work item). Posted with bottom halves disabled, that work runs at once,
+ * when they are enabled again: the response leaves without waiting for
+ * ksoftirqd, which is what a lone
  * command wants: a SCSI Response, or Data-In while no other command of
  * the connection waits for its response and no other Data-In is in
  * flight. Any other Data-In is posted with bottom halves enabled, so

@@ -603,8 +603,14 @@ VM_NVME_NQN=nqn.2003-01.org.linux-iscsi.iser-vm:nvme0
 VM_NVMET=/sys/kernel/config/nvmet
 
 # vm_nvme_disk: set up the target, connect, print the namespace's disk
+# (only that on stdout: the set-up's own lines go to stderr)
 vm_nvme_disk() {
-	local s=$VM_NVMET/subsystems/$VM_NVME_NQN p=$VM_NVMET/ports/1 d
+	vm_nvme_up >&2
+	vm_nvme_dev
+}
+
+vm_nvme_up() {
+	local s=$VM_NVMET/subsystems/$VM_NVME_NQN p=$VM_NVMET/ports/1
 	command -v nvme >/dev/null || vm_fail "nvme-cli missing (scripts/packages.txt)"
 	vm_brd_up
 	vm_must modprobe nvmet-rdma
@@ -620,7 +626,11 @@ vm_nvme_disk() {
 	echo "$VM_TGT_IP" >"$p/addr_traddr"
 	echo 4420 >"$p/addr_trsvcid"
 	vm_must ln -s "$s" "$p/subsystems/$VM_NVME_NQN"
-	vm_must nvme connect -t rdma -a "$VM_TGT_IP" -s 4420 -n "$VM_NVME_NQN" >&2
+	vm_must nvme connect -t rdma -a "$VM_TGT_IP" -s 4420 -n "$VM_NVME_NQN"
+}
+
+vm_nvme_dev() {
+	local d
 	# the disk (with native multipath, the head nvmeXnY; its paths
 	# nvmeXcZnY have no device node)
 	for _ in $(seq 30); do
