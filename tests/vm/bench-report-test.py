@@ -376,6 +376,18 @@ def main():
 
         exact_tests(tmp)
 
+        # the memory rows in a log directory of their own (bench.sh runs
+        # them without icount)
+        logs8, split8 = os.path.join(tmp, "logs8"), os.path.join(tmp, "split8")
+        make_logs(logs8, 1, raw=False)
+        make_split(split8, fig)
+        r = subprocess.run(["/usr/bin/python3", REPORT, "--kernel", "6.1", "--wallclock",
+                            "--split-logs", split8, logs8, os.path.join(tmp, "out8")],
+                           capture_output=True, text=True)
+        ms = json.load(open(os.path.join(tmp, "out8.json"))).get("memory_split", {})
+        check("split memory from --split-logs", r.returncode == 0 and
+              abs(ms["initiator"]["first_kb"]["ratio"] - 0.45) < 1e-9, r.stdout + r.stderr)
+
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 

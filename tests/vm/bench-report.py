@@ -185,6 +185,9 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--kernel", required=True)
     ap.add_argument("--backstore", default="ramdisk")
+    # the two-guest memory rows, when they ran in a log directory of
+    # their own (bench.sh: without icount)
+    ap.add_argument("--split-logs")
     mode = ap.add_mutually_exclusive_group()
     mode.add_argument("--exact", dest="exact", action="store_true", default=True)
     mode.add_argument("--wallclock", dest="exact", action="store_false")
@@ -304,7 +307,7 @@ def main():
             lines.append("  %-48s %8.0f KiB %8s  slab %+8.0f KiB" % (
                 label, v["mem_kb"], fmt(ratio), v["slab_kb"]))
         lines.append("")
-    split = load_split(a.logdir, failed)
+    split = load_split(a.split_logs or a.logdir, failed)
     if split:
         lines.append("kernel memory of an idle session, each side in its own guest "
                      "(two-guest rows bench-split-*): the first session after loading the "
