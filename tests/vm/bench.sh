@@ -135,6 +135,13 @@ if [ -n "$memory" ]; then
 	done
 	pairs=("${p2[@]}")
 fi
+case ",$pairings," in
+*,raw,*)
+	[ -z "$exact" ] || {
+		echo "bench: raw needs --wallclock: perftest does not measure in an icount guest's time" >&2
+		exit 2
+	} ;;
+esac
 case " ${pairs[*]} " in
 *" raw none none "*)
 	if ! command -v ib_write_bw >/dev/null || ! command -v ib_read_bw >/dev/null; then
