@@ -402,15 +402,14 @@ static void ist_relink_cmd(struct iscsit_conn *conn, struct iscsit_cmd *cmd)
  * from ib_post_send() (soft-RoCE on Linux 6.1 does; on 6.12 it queues a
  * work item). Posted with bottom halves disabled, that work runs at once,
  * when they are enabled again: the response leaves without waiting for
- * ksoftirqd, which is what a lone
- * command wants: a SCSI Response, or Data-In while no other command of
- * the connection waits for its response and no other Data-In is in
- * flight. Any other Data-In is posted with bottom halves enabled, so
- * that the device's work, and then the completions on both sides, gather
- * several commands at a time, as they do when the connection is busy with
- * READs. A hardware device only rings a doorbell either way. Every
- * caller runs in process context, so @send_lock is taken without
- * disabling bottom halves.
+ * ksoftirqd, which is what a lone command wants: a SCSI Response, or
+ * Data-In while no other command of the connection waits for its
+ * response and no other Data-In is in flight. Any other Data-In is
+ * posted with bottom halves enabled, so that the device's work, and then
+ * the completions on both sides, gather several commands at a time, as
+ * they do when the connection is busy with READs. A hardware device only
+ * rings a doorbell either way. Every caller runs in process context, so
+ * @send_lock is taken without disabling bottom halves.
  */
 static int ist_post_send(struct ist_cmd *icmd, bool data_in)
 {
