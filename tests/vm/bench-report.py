@@ -503,7 +503,8 @@ def write_png(path, kernel, report, rawmed):
     ax.set_xticks(range(len(workloads)))
     ax.set_xticklabels(workloads, rotation=20, ha="right")
     ax.set_ylabel("IOPS / in-tree pair (median)")
-    ax.set_title("iSER benchmark, kernel %s" % kernel)
+    ax.set_title("iSER benchmark, kernel %s, %s backstore, %s mode" % (
+        kernel, report.get("backstore", "?"), report.get("mode", "?")))
     ax.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=2)
     if right:
         ax = axes[1]
