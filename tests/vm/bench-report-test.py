@@ -161,6 +161,19 @@ def exact_tests(tmp):
     r = run(logs, os.path.join(tmp, "exact-one-out"), "--exact")
     check("exact: a single round cannot check itself and fails",
           r.returncode == 1 and "EXACT MODE NOT CHECKED" in r.stdout, r.stdout)
+    logs = os.path.join(tmp, "exact-memory")
+    for p in ("intree", "ours"):
+        d = os.path.join(logs, "bench-r1-%s" % p)
+        os.makedirs(d)
+        with open(os.path.join(d, "result"), "w") as f:
+            f.write("PASS\n")
+        with open(os.path.join(d, "mem.json"), "w") as f:
+            json.dump({"mem_kb": 1000, "slab_kb": 100}, f)
+    r = run(logs, os.path.join(tmp, "exact-memory-out"), "--exact")
+    check("exact: a memory-only run (bench.sh --memory) has no fio line to check",
+          r.returncode == 0 and "self-check" not in r.stdout and "1000 KiB" in r.stdout,
+          r.stdout + r.stderr)
+    logs = os.path.join(tmp, "exact-one")
     r = run(logs, os.path.join(tmp, "wall-out"))
     check("wall-clock: labelled as context", "WALL-CLOCK MODE, context only" in r.stdout,
           r.stdout)

@@ -237,7 +237,8 @@ def main():
     report = {"kernel": a.kernel, "backstore": a.backstore,
               "mode": "exact" if a.exact else "wallclock",
               "pairings": {}, "failed": failed}
-    if a.exact and med:
+    # (bench.sh --memory: no fio lines, nothing to check)
+    if a.exact and any(med.values()):
         exact_table(lines, report, med, rounds_of, failed)
     for pair, label in PAIRS:
         if not med.get(pair):
