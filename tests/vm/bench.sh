@@ -92,8 +92,7 @@ for b in ${backstores//,/ }; do
 	esac
 done
 [ -n "${backstores//,/}" ] || { echo "bench: --backstore names none" >&2; exit 2; }
-# shellcheck source=guest/lib.sh
-known=$(bash -c ". '$top/tests/vm/guest/lib.sh' 2>/dev/null; for w in \"\${VM_BENCH_WORKLOADS[@]}\"; do echo \"\${w%% *}\"; done")
+known=$(bash -c ". '$top/tests/vm/guest/lib.sh' 2>/dev/null; vm_bench_workload_names")
 for w in ${workloads//,/ }; do
 	echo "$known" | grep -qx -- "$w" ||
 		{ echo "bench: unknown workload '$w' (one of: $(echo $known))" >&2; exit 2; }

@@ -60,7 +60,7 @@ case "$seconds$freq" in
 esac
 [ "$seconds" -ge 1 ] && [ "$freq" -ge 100 ] ||
 	{ echo "profile: need --seconds >= 1 and --freq >= 100" >&2; exit 2; }
-known=$(bash -c ". '$top/tests/vm/guest/lib.sh' 2>/dev/null; for w in \"\${VM_BENCH_WORKLOADS[@]}\"; do echo \"\${w%% *}\"; done")
+known=$(bash -c ". '$top/tests/vm/guest/lib.sh' 2>/dev/null; vm_bench_workload_names")
 for w in ${workloads//,/ }; do
 	echo "$known" | grep -qx -- "$w" ||
 		{ echo "profile: unknown workload '$w' (one of: $(echo $known))" >&2; exit 2; }

@@ -465,6 +465,15 @@ VM_BENCH_WORKLOADS=(
 	"write-1m-qd4 rw=write bs=1M iodepth=4"
 )
 
+# vm_bench_workload_names: the workloads' names, one a line (the host's
+# bench.sh and profile.sh check their --workloads against it)
+vm_bench_workload_names() {
+	local w
+	for w in "${VM_BENCH_WORKLOADS[@]}"; do
+		echo "${w%% *}"
+	done
+}
+
 # vm_bench_workload NAME: print the fio options of workload NAME
 # (VM_BENCH_WORKLOADS); status 1 for an unknown one.
 vm_bench_workload() {
