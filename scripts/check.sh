@@ -89,6 +89,7 @@ echo "==== userspace"
 many unit make -s -C "$top/tests/unit" run
 many fuzz make -s -C "$top/tests/fuzz" run FUZZ_SECONDS="${FUZZ_SECONDS:-20}"
 many bench-report /usr/bin/python3 "$top/tests/vm/bench-report-test.py"
+many profile-report /usr/bin/python3 "$top/tests/vm/profile-report-test.py"
 
 echo "==== guests"
 one vm-tools make -s -C "$top/tests/vm/tools"

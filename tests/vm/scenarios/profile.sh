@@ -17,7 +17,11 @@
 # callers), perf-samples.txt (the sample count of every module and
 # symbol), modsyms.txt (each module function with its module, for
 # perf names them without it), profile.json (the frequency and the requests the disk
-# completed while perf ran: what tests/vm/profile-report.py divides by)
+# completed while perf ran: what tests/vm/profile-report.py divides by;
+# the workload's options, the negotiated immediate-data limit and the
+# path MTU, for the protocol's floor of packets; the packets and the RNR
+# NAKs and retries of every RDMA device over the same window, from its
+# hw_counters)
 # and fio.json; over one more second of the workload (tracefs), timers.txt
 # (the timers that expired, per request) and sched.txt (work items by
 # function, context switches by the task switched to, softirqs by kind,
@@ -55,6 +59,15 @@ echo 0 >/proc/sys/kernel/kptr_restrict
 echo -1 >/proc/sys/kernel/perf_event_paranoid
 data=/tmp/perf.data
 vm_log "perf record over $secs s of $workload ($opts), $freq Hz"
+# rdma_counters: "device/counter value" of every RDMA device's port 1
+rdma_counters() {
+	local f
+	for f in /sys/class/infiniband/*/ports/1/hw_counters/*; do
+		[ -f "$f" ] || continue
+		echo "$(basename "$(dirname "$(dirname "$(dirname "$(dirname "$f")")")")")/${f##*/} $(cat "$f")"
+	done
+}
+c0=$(rdma_counters)
 req0=$(vm_disk_requests "$dev")
 perf record -q -a -g -e cpu-clock -F "$freq" -o "$data" -- \
 	fio --name="$workload" --filename="$dev" --direct=1 --ioengine=libaio \
@@ -63,6 +76,7 @@ perf record -q -a -g -e cpu-clock -F "$freq" -o "$data" -- \
 	>"$VM_SCEN_DIR/perf-record.log" 2>&1 ||
 	vm_fail "perf record or fio failed: $(tail -n 3 "$VM_SCEN_DIR/perf-record.log" | paste -sd ' ' -)"
 req1=$(vm_disk_requests "$dev")
+c1=$(rdma_counters)
 iops=$(/usr/bin/python3 -c '
 import json, sys
 t = open(sys.argv[1]).read()
@@ -70,8 +84,40 @@ j = json.loads(t[t.index("{"):])["jobs"][0]
 print(round(j["read"]["iops"] + j["write"]["iops"]))' "$VM_SCEN_DIR/fio.json") ||
 	vm_fail "no fio result"
 vm_log "$workload: $iops IOPS under perf, $((req1 - req0)) requests while perf ran"
-echo "{\"workload\": \"$workload\", \"freq\": $freq, \"requests\": $((req1 - req0)), \"iops\": $iops}" \
-	>"$VM_SCEN_DIR/profile.json"
+# the immediate data a WRITE may carry (RFC 7143 13.11, 13.14): the
+# session's FirstBurstLength and the connection's MaxXmitDataSegmentLength
+sess=
+cn=
+for sess in /sys/class/iscsi_session/session*; do break; done
+for cn in /sys/class/iscsi_connection/connection*; do break; done
+if [ ! -d "$sess" ] || [ ! -d "$cn" ]; then
+	vm_fail "profile.sh: no iSCSI session in sysfs"
+fi
+imm=0
+[ "$(cat "$sess/immediate_data")" = 1 ] &&
+	imm=$(( $(cat "$sess/first_burst_len") < $(cat "$cn/max_xmit_dlength") ?
+		$(cat "$sess/first_burst_len") : $(cat "$cn/max_xmit_dlength") ))
+mtu=$(ibv_devinfo 2>/dev/null | awk '$1 == "active_mtu:" { print $2; exit }')
+[ -n "$mtu" ] || vm_fail "profile.sh: ibv_devinfo shows no active_mtu"
+/usr/bin/python3 - "$VM_SCEN_DIR/profile.json" "$workload" "$freq" \
+	"$((req1 - req0))" "$iops" "$opts" "$imm" "$mtu" "$c0" "$c1" <<'PY' ||
+import json, sys
+out, wl, freq, req, iops, opts, imm, mtu, c0, c1 = sys.argv[1:]
+def parse(t):
+    return {k: int(v) for k, v in (l.split() for l in t.splitlines() if l.strip())}
+a, b = parse(c0), parse(c1)
+json.dump({"workload": wl, "freq": int(freq), "requests": int(req),
+           "iops": int(iops),
+           "options": dict(o.split("=", 1) for o in opts.split()),
+           "immediate_limit": int(imm), "path_mtu": int(mtu),
+           "rdma_counters": {k: b[k] - a.get(k, 0) for k in b}},
+          open(out, "w"))
+PY
+	vm_fail "profile.sh: cannot write profile.json"
+vm_log "RDMA device counters over the window: $(/usr/bin/python3 -c '
+import json, sys
+c = json.load(open(sys.argv[1]))["rdma_counters"]
+print(", ".join("%s %d" % kv for kv in sorted(c.items()) if kv[1]))' "$VM_SCEN_DIR/profile.json")"
 report() {
 	perf report -i "$data" --stdio --no-children --percent-limit 0.5 "$@" 2>/dev/null |
 		grep -v '^$'
