@@ -146,6 +146,23 @@
  *            must refuse it before LIO sees it (closed=yes, no status,
  *            read_data=untouched: nothing was written into the buffer);
  *            then a new login, which must work
+ *   badttt   a WRITE(10) of 16 KiB with F=0 and 4 KiB of immediate data,
+ *            then the other 12 KiB as three unsolicited Data-Outs whose
+ *            Target Transfer Tag is 0x1234 instead of 0xffffffff (RFC 7143
+ *            11.7.4; iSER has no R2T, RFC 5046 7.3.3, so every Data-Out
+ *            carries the reserved tag): the target must refuse them before
+ *            LIO sees them (closed=yes, no GOOD status)
+ *   dupitt   two READ(10)s of 8 blocks of LUN 0 with one Initiator Task
+ *            Tag (RFC 7143 11.2.1.8: an ITT is unique in the session):
+ *            the first one CmdSN ahead, so that LIO defers it and it is
+ *            still outstanding, the second with the CmdSN due, which
+ *            would let both run; the target must refuse the second before
+ *            LIO sees it and close the connection (closed=yes); appends
+ *            " dup_answers=N dup_good=M", the SCSI Responses with that ITT
+ *            and how many of them were GOOD
+ *   dupittw  the same with two WRITE(10)s of 4 KiB: the first with F=0
+ *            and no data (it waits for unsolicited Data-Out), the second
+ *            with all its data immediate
  *   ordabort on LUN 1, a LUN whose every I/O the backend delays (the
  *            scenario makes it, e.g. 2 s): a SIMPLE READ(10), an ORDERED
  *            READ(10) behind it (LIO holds it on the LUN's delayed list
@@ -248,7 +265,8 @@
  * textcont and says whether the last was final. initial_r2t=no is
  * appended in a normal session when InitialR2T=No was negotiated, and
  * relogin=ok|failed after cmdsngap, afterfail, overrun, dobig, dogap,
- * tmfseq, gapreset, doshort, readimm and dropmid (not with -R).
+ * tmfseq, gapreset, doshort, readimm, badttt, dupitt, dupittw and dropmid
+ * (not with -R).
  *
  * usage: iser_ffp [-m MODE] [-n TARGET] [-i INITIATOR] [-s SEED] [-N COUNT]
  * [-F FIRST] [-v] [-R] [-T SECS] [-W SECS] ADDR PORT (-v: random mode
@@ -281,7 +299,7 @@ enum mode {
 	GAP, AFTERFAIL, OVERRUN, DOBIG, DOSENSE, DOGAP, NOPTTT, TMFSEQ, DROPMID,
 	BIGIO, BIGQ, SHORTW, SHORTR, RANDOM, HELLOVER, HELLOBAD, HELLOLEN,
 	HELLO2, LOGOUTBAD, GAPRESET, DOSHORT, READIMM, ORDABORT, TEXTBAD,
-	LOGOUTCONN, ADDCONN,
+	LOGOUTCONN, ADDCONN, BADTTT, DUPITT, DUPITTW,
 };
 
 static const char *const mode_names[] = {
@@ -291,7 +309,8 @@ static const char *const mode_names[] = {
 	"dobig", "dosense", "dogap", "nopttt", "tmfseq", "dropmid",
 	"bigio", "bigq", "shortw", "shortr", "random", "hellover", "hellobad",
 	"hellolen", "hello2", "logoutbad", "gapreset", "doshort", "readimm",
-	"ordabort", "textbad", "logoutconn", "addconn",
+	"ordabort", "textbad", "logoutconn", "addconn", "badttt", "dupitt",
+	"dupittw",
 };
 
 static struct itool t;
@@ -786,6 +805,103 @@ static void ordabort(void)
 	if (ord_read(0x5d03, 2, 8192))
 		return;
 	ord_wait(w2, r2, 1, 20);
+}
+
+/* badttt: a WRITE with F=0 and immediate data, its Data-Outs misnamed */
+static void bad_ttt(void)
+{
+	unsigned char *bhs;
+	uint32_t off;
+
+	bhs = pdu_start(ISDM_OP_SCSI_CMD, ISDM_BHS_CMD_WRITE, 4096);
+	itool_put_be32(bhs + 16, 0x5e00);
+	itool_put_be32(bhs + 20, 16384);
+	itool_put_be32(bhs + 24, cmd_sn++);
+	itool_put_be32(bhs + 28, exp_stat_sn);
+	bhs[32] = 0x2a;				/* WRITE(10), LBA 0 */
+	bhs[32 + 8] = 16384 / 512;
+	memset(bhs + ISDM_BHS_LEN, 0x5a, 4096);
+	if (send_buf(HDR + 4096))
+		return;
+	for (off = 4096; off < 16384; off += 4096) {
+		bhs = pdu_start(ISDM_OP_DATA_OUT,
+				off + 4096 == 16384 ? ISDM_BHS_FINAL : 0, 4096);
+		itool_put_be32(bhs + 16, 0x5e00);
+		itool_put_be32(bhs + 20, 0x1234);	/* not 0xffffffff */
+		itool_put_be32(bhs + 28, exp_stat_sn);
+		itool_put_be32(bhs + 36, off / 4096 - 1);	/* DataSN */
+		itool_put_be32(bhs + 40, off);		/* Buffer Offset */
+		memset(bhs + ISDM_BHS_LEN, 0x5a, 4096);
+		if (send_buf(HDR + 4096))
+			return;
+	}
+	note_answer(answer());
+}
+
+static int dup_answers, dup_good;
+
+/* dupitt, dupittw: two commands with one ITT, then what came back */
+static void dup_itt(enum mode mode)
+{
+	unsigned char *bhs, *msg;
+	uint64_t va = (uintptr_t)obuf;
+	double end;
+	int i, len;
+
+	if (mode == DUPITT) {
+		obuf_mr = ibv_reg_mr(t.pd, obuf, sizeof(obuf),
+				     IBV_ACCESS_LOCAL_WRITE |
+				     IBV_ACCESS_REMOTE_WRITE);
+		if (!obuf_mr)
+			return;
+	}
+	/* the first stays outstanding: deferred (READ), or waiting for data */
+	for (i = 0; i < 2; i++) {
+		if (mode == DUPITT) {
+			bhs = pdu_start(ISDM_OP_SCSI_CMD, ISDM_BHS_FINAL |
+					ISDM_BHS_CMD_READ | 1, 0);
+			t.tx_buf[0] |= ISDM_CTRL_RSV;
+			itool_put_be32(t.tx_buf + 16, obuf_mr->rkey);
+			itool_put_be32(t.tx_buf + 20, (va + i * 4096) >> 32);
+			itool_put_be32(t.tx_buf + 24, va + i * 4096);
+			bhs[32] = 0x28;			/* READ(10) */
+			itool_put_be32(bhs + 24, cmd_sn + 1 - i);
+		} else {
+			bhs = pdu_start(ISDM_OP_SCSI_CMD, ISDM_BHS_CMD_WRITE |
+					(i ? ISDM_BHS_FINAL : 0) | 1,
+					i ? 4096 : 0);
+			memset(bhs + ISDM_BHS_LEN, 0x5a, i ? 4096 : 0);
+			bhs[32] = 0x2a;			/* WRITE(10) */
+			itool_put_be32(bhs + 24, cmd_sn + i);
+		}
+		itool_put_be32(bhs + 16, 0x5f00);
+		itool_put_be32(bhs + 20, 4096);
+		itool_put_be32(bhs + 28, exp_stat_sn);
+		itool_put_be32(bhs + 32 + 2, 8 * i);	/* LBA */
+		bhs[32 + 8] = 8;
+		if (send_buf(HDR + (mode == DUPITTW && i ? 4096 : 0)))
+			return;
+	}
+	cmd_sn += 2;
+	/* every SCSI Response with that ITT within 5 s, or the close */
+	end = itool_now() + 5;
+	while (itool_now() < end) {
+		len = itool_recv(&t, &msg, end - itool_now());
+		if (len < HDR)
+			break;
+		bhs = msg + ISDM_HDR_LEN_EXT;
+		if ((bhs[0] & ISDM_BHS_OPCODE_MASK) == ISDM_OP_REJECT) {
+			note_answer(bhs);
+			continue;
+		}
+		if ((bhs[0] & ISDM_BHS_OPCODE_MASK) != ISDM_OP_SCSI_RSP ||
+		    itool_get_be32(bhs + 16) != 0x5f00)
+			continue;
+		exp_stat_sn = itool_get_be32(bhs + 24) + 1;
+		note_answer(bhs);
+		dup_answers++;
+		dup_good += bhs[3] == 0;
+	}
 }
 
 static void ord_status(char *buf, size_t size, int v)
@@ -2323,14 +2439,16 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if ((mode == BIGIO || mode == BIGQ || mode == SHORTW ||
-	     mode == SHORTR) && !target_name) {
+	     mode == SHORTR || mode == BADTTT || mode == DUPITT ||
+	     mode == DUPITTW) && !target_name) {
 		fprintf(stderr, "iser_ffp: -m %s needs -n TARGET\n",
 			mode_names[mode]);
 		return 1;
 	}
 	/* its buffer is a plain MR: decline Send with Invalidate */
 	if (mode == BIGIO || mode == BIGQ || mode == SHORTW ||
-	    mode == SHORTR || mode == READIMM || mode == ORDABORT)
+	    mode == SHORTR || mode == READIMM || mode == ORDABORT ||
+	    mode == DUPITT)
 		nr_rx = ITOOL_MAX_RX;
 	if (mode == RANDOM) {
 		if (!target_name) {
@@ -2361,6 +2479,10 @@ int main(int argc, char **argv)
 		drop_mid_login(argv[optind], argv[optind + 1]);
 	else if (mode == ADDCONN)
 		add_conn(argv[optind], argv[optind + 1], big, sizeof(big));
+	else if (mode == BADTTT)
+		bad_ttt();
+	else if (mode == DUPITT || mode == DUPITTW)
+		dup_itt(mode);
 	else if (mode != NOP)
 		offend(mode);
 	if (mode != BADDLEN && mode != BIGSEND && mode != DROPMID)
@@ -2383,6 +2505,8 @@ int main(int argc, char **argv)
 	printf("%s", big);
 	if (mode == READIMM)
 		printf(" read_data=%s", rbuf_written ? "written" : "untouched");
+	if (mode == DUPITT || mode == DUPITTW)
+		printf(" dup_answers=%d dup_good=%d", dup_answers, dup_good);
 	if (mode == ORDABORT) {
 		char a[16], b[16], c[16];
 
@@ -2394,6 +2518,7 @@ int main(int argc, char **argv)
 	if (mode == GAP || mode == AFTERFAIL || mode == OVERRUN ||
 	    mode == DOBIG || mode == DOGAP || mode == TMFSEQ ||
 	    mode == GAPRESET || mode == DOSHORT || mode == READIMM ||
+	    mode == BADTTT || mode == DUPITT || mode == DUPITTW ||
 	    (mode == DROPMID && !no_relogin)) {
 		/* the old connection must go away in full: log in again */
 		rnd_hangup();
