@@ -444,14 +444,19 @@ static bool isdm_opcode_from_peer(__u8 opcode, enum isdm_role role)
  * is not forbidden with iSER (SNACK; Data-In and R2T travel as RDMA
  * operations, never as Sends); it is allowed in @phase; the data segment
  * fits @max_data_len; the received length covers the AHS and the data
- * segment and exceeds them by no more than the padding to 4 bytes.
+ * segment and exceeds them by no more than the padding to 4 bytes; a
+ * Data-Out carries the reserved Target Transfer Tag 0xffffffff, since with
+ * iSER every Data-Out is unsolicited (RFC 5046 7.3.4: solicited data moves
+ * by RDMA Read, never by an R2T; RFC 7143 11.7.4: unsolicited data names
+ * no transfer).
  *
  * Return: 0 or a distinct negative errno for each malformation:
  * -ENODATA empty, -EMSGSIZE shorter than iSER header + BHS, -EPROTO not a
  * control-type iSER message, -EOPNOTSUPP opcode the peer never sends,
  * -EPROTOTYPE PDU that iSER forbids in a Send, -EPERM PDU not allowed in
  * this phase, -E2BIG data segment above @max_data_len, -EOVERFLOW fewer
- * bytes than AHS and data segment need, -EBADMSG bytes past the padding.
+ * bytes than AHS and data segment need, -EBADMSG bytes past the padding,
+ * -EBADE a Data-Out that names a Target Transfer Tag.
  */
 int isdm_rx_parse(const void *buf, size_t len, const struct isdm_mode *mode,
 		  enum isdm_role role, enum isdm_phase phase,
@@ -496,10 +501,50 @@ int isdm_rx_parse(const void *buf, size_t len, const struct isdm_mode *mode,
 		return -EOVERFLOW;
 	if (len > padded)
 		return -EBADMSG;
+	if (opcode == ISDM_OP_DATA_OUT &&
+	    isdm_rd_be32(bhs + 20) != ISDM_RESERVED_TAG)
+		return -EBADE;
 	isdm_hdr_stags(buf, mode, &pdu->stags);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(isdm_rx_parse);
+
+/**
+ * isdm_rx_strerror() - what isdm_rx_parse() found wrong, in words
+ * @err: its return value
+ *
+ * For the one log line a side writes about a refused PDU.
+ *
+ * Return: a constant string; "malformed" for an errno it does not return.
+ */
+const char *isdm_rx_strerror(int err)
+{
+	switch (err) {
+	case -ENODATA:
+		return "empty message";
+	case -EMSGSIZE:
+		return "shorter than iSER header and BHS";
+	case -EPROTO:
+		return "not an iSCSI control-type iSER message";
+	case -EOPNOTSUPP:
+		return "opcode the peer never sends";
+	case -EPROTOTYPE:
+		return "PDU iSER never carries in a Send";
+	case -EPERM:
+		return "opcode not allowed in this phase";
+	case -E2BIG:
+		return "DataSegmentLength above our receive length";
+	case -EOVERFLOW:
+		return "DataSegmentLength beyond the bytes received";
+	case -EBADMSG:
+		return "bytes past the padded data segment";
+	case -EBADE:
+		return "Data-Out with a Target Transfer Tag (iSER has no R2T)";
+	default:
+		return "malformed";
+	}
+}
+EXPORT_SYMBOL_GPL(isdm_rx_strerror);
 
 /**
  * isdm_check_cmd_stags() - check a SCSI Command's STags against its direction

@@ -78,6 +78,9 @@
 #define ISDM_OP_LOGIN_RSP	0x23
 #define ISDM_OP_TEXT_RSP	0x24
 #define ISDM_OP_DATA_IN		0x25
+
+/* RFC 7143 11.7.4: the Target Transfer Tag of unsolicited data, no task */
+#define ISDM_RESERVED_TAG	0xffffffffU
 #define ISDM_OP_LOGOUT_RSP	0x26
 #define ISDM_OP_R2T		0x31
 #define ISDM_OP_ASYNC		0x32
@@ -405,6 +408,7 @@ int isdm_hello_reply_parse(const void *buf, size_t len,
 int isdm_hdr_build(void *buf, size_t len, const struct isdm_mode *mode,
 		   const struct isdm_stags *st);
 int isdm_msg_kind(const void *buf, size_t len);
+const char *isdm_rx_strerror(int err);
 int isdm_rx_parse(const void *buf, size_t len, const struct isdm_mode *mode,
 		  enum isdm_role role, enum isdm_phase phase,
 		  __u32 max_data_len, struct isdm_rx_pdu *pdu);

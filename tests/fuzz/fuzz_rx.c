@@ -62,6 +62,10 @@ static int model(const __u8 *b, size_t len, __u8 hdr_len,
 		return -EOVERFLOW;
 	if (len - need > (4 - dlen % 4) % 4)
 		return -EBADMSG;
+	/* RFC 5046 7.3.4: every Data-Out is unsolicited, TTT 0xffffffff */
+	if (op == ISDM_OP_DATA_OUT &&
+	    (bhs[20] & bhs[21] & bhs[22] & bhs[23]) != 0xff)
+		return -EBADE;
 	return 0;
 }
 

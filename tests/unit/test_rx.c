@@ -50,6 +50,9 @@ static __u8 *mk_pdu(const struct isdm_mode *m, const struct rx_case *c,
 	bhs[5] = c->dlen >> 16;
 	bhs[6] = c->dlen >> 8;
 	bhs[7] = c->dlen;
+	/* a Data-Out is unsolicited with iSER: no Target Transfer Tag */
+	if ((c->op & ISDM_BHS_OPCODE_MASK) == ISDM_OP_DATA_OUT)
+		memset(bhs + 20, 0xff, 4);
 	/* something recognisable in what arrives of the AHS and data */
 	if (*len > (size_t)m->hdr_len + ISDM_BHS_LEN)
 		memset(bhs + ISDM_BHS_LEN, 0x5a,
@@ -298,6 +301,59 @@ static void rx_ebadmsg(void **state)
 	};
 
 	run_cases(cases, ARRAY_SIZE(cases));
+}
+
+/* RFC 5046 7.3.4: a Data-Out naming a Target Transfer Tag (an R2T's) */
+static void rx_ebade(void **state)
+{
+	static const struct rx_case c = {
+		"Data-Out, 8 bytes", T, FFP, 0x10, 0x05, 0, 8, 0, 8192, 0
+	};
+	static const __u32 tags[] = { 0, 0x1234, 0xfffffffe, 0x7fffffff };
+	char what[160];
+	size_t f, i;
+
+	for (f = 0; f < ARRAY_SIZE(forms); f++) {
+		for (i = 0; i <= ARRAY_SIZE(tags); i++) {
+			struct isdm_rx_pdu pdu;
+			size_t len;
+			__u8 *b = mk_pdu(forms[f], &c, &len);
+			__u8 *ttt = b + forms[f]->hdr_len + 20;
+			__u32 tag = i < ARRAY_SIZE(tags) ? tags[i] :
+				    ISDM_RESERVED_TAG;
+
+			ttt[0] = tag >> 24;
+			ttt[1] = tag >> 16;
+			ttt[2] = tag >> 8;
+			ttt[3] = tag;
+			snprintf(what, sizeof(what),
+				 "Data-Out TTT 0x%08x (%u-byte header)", tag,
+				 forms[f]->hdr_len);
+			unit_eq(what, isdm_rx_parse(b, len, forms[f],
+						    ISDM_ROLE_TARGET,
+						    ISDM_PHASE_FFP, 8192, &pdu),
+				tag == ISDM_RESERVED_TAG ? 0 : -EBADE);
+		}
+	}
+}
+
+/* every errno of isdm_rx_parse() has its own words */
+static void rx_strerror(void **state)
+{
+	static const int errs[] = { -ENODATA, -EMSGSIZE, -EPROTO, -EOPNOTSUPP,
+				    -EPROTOTYPE, -EPERM, -E2BIG, -EOVERFLOW,
+				    -EBADMSG, -EBADE };
+	size_t i, j;
+
+	for (i = 0; i < ARRAY_SIZE(errs); i++) {
+		assert_string_not_equal(isdm_rx_strerror(errs[i]),
+					"malformed");
+		for (j = 0; j < i; j++)
+			assert_string_not_equal(isdm_rx_strerror(errs[i]),
+						isdm_rx_strerror(errs[j]));
+	}
+	assert_string_equal(isdm_rx_strerror(-EINVAL), "malformed");
+	assert_string_equal(isdm_rx_strerror(0), "malformed");
 }
 
 /* a data segment of 5 bytes: received length need .. need+3 */
@@ -685,6 +741,8 @@ int main(void)
 		cmocka_unit_test(rx_e2big),
 		cmocka_unit_test(rx_eoverflow),
 		cmocka_unit_test(rx_ebadmsg),
+		cmocka_unit_test(rx_ebade),
+		cmocka_unit_test(rx_strerror),
 		cmocka_unit_test(rx_padding),
 		cmocka_unit_test(rx_fields_ahs),
 		cmocka_unit_test(rx_fields_max_ahs),
