@@ -8,7 +8,7 @@
 # runner's refusals of bad input (exit status 2) and its --describe
 # (both before any boot), and the rig run from copies of the tree under
 # /tmp and /dev/shm (clone-check.sh).  One kernel
-# (default 6.1, --kernel K for another); four short boots.  Prints PASS/FAIL per check and
+# (default 6.1, --kernel K for another); five short boots.  Prints PASS/FAIL per check and
 # "N passed, N failed".  See Documentation/testing-vm.md.
 
 set -u
