@@ -5,9 +5,10 @@
 # pass a broken kernel.  Runs vm-check.sh with a scenario list of its own
 # (the body scenarios/selftest.sh does on purpose what a broken kernel
 # would) and checks that every row is judged as it must be, plus the
-# runner's refusals of bad input (exit status 2), and the rig run from
-# copies of the tree under /tmp and /dev/shm (clone-check.sh).  One kernel
-# (default 6.1, --kernel K for another); four short boots.  Prints PASS/FAIL per check and
+# runner's refusals of bad input (exit status 2) and its --describe
+# (both before any boot), and the rig run from copies of the tree under
+# /tmp and /dev/shm (clone-check.sh).  One kernel
+# (default 6.1, --kernel K for another); five short boots.  Prints PASS/FAIL per check and
 # "N passed, N failed".  See Documentation/testing-vm.md.
 
 set -u
@@ -79,6 +80,49 @@ check usage-logs-outside "logs outside the repository are an error (status 2)" \
 	env ISER_VM_LOGS=/nonexistent/logs bash -c "$(declare -f status_of); status_of 2 '$out/u8.log' '$here/vm-check.sh' --kernel $kernel"
 check usage-bad-option "an unknown option is an error (status 2)" \
 	status_of 2 "$out/u7.log" "$here/vm-check.sh" --no-such-option
+
+# --- --describe: every row with its body's description, boots nothing
+# describe_all LOG: every row of the list is printed once, in a block of
+# its own (the name alone on an unindented line), with at least one line
+# of description (indented by four spaces), and no other row
+describe_all() {
+	"$here/vm-check.sh" --describe >"$1" 2>&1 || return 1
+	"$here/vm-check.sh" --list >"$1.list" 2>&1 || return 1
+	awk 'NR == FNR { want[$1] = 1; n++; next }
+		/^[^ ]/ { cur = $0; rows++
+			if (!(cur in want) || (cur in seen)) { print "unexpected row: " cur; bad = 1 }
+			seen[cur] = 1; next }
+		/^    [^ ]/ { desc[cur]++ }
+		END { for (w in want) if (!desc[w]) { print "no description: " w; bad = 1 }
+			if (n == 0 || rows != n) bad = 1
+			exit bad }' "$1.list" "$1"
+}
+# describe_one LOG: a named row prints that row only, with the header of
+# its body (fio.sh's first line) and its arguments
+describe_one() {
+	"$here/vm-check.sh" --describe ours-pair-fio >"$1" 2>&1 || return 1
+	[ "$(grep -c '^[^ ]' "$1")" = 1 ] && grep -qx 'ours-pair-fio' "$1" &&
+		grep -qx '  body: fio --matrix (tests/vm/scenarios/fio.sh)' "$1" &&
+		grep -qx '    fio with crc32c verification over an iSER session.' "$1"
+}
+# describe_siw LOG: another list (ISER_VM_LIST), named rows in the order
+# given, and a "siw:BODY" row described by BODY's header
+describe_siw() {
+	printf '%s\n' 'x-login intree ours no 60 siw:login' 'x-ok none none no 60 selftest ok' >"$out/describe.list"
+	ISER_VM_LIST=$out/describe.list "$here/vm-check.sh" --describe x-ok,x-login >"$1" 2>&1 || return 1
+	[ "$(grep '^[^ ]' "$1" | paste -sd ' ' -)" = "x-ok x-login" ] &&
+		grep -qx '  body: siw:login (tests/vm/scenarios/login.sh)' "$1" &&
+		grep -q '^    Login over iSER after TCP discovery' "$1" &&
+		grep -q "^    The rig's own gates, tried on purpose" "$1"
+}
+check describe-all "--describe prints every row of scenarios.list once, each with a description ($out/d1.log)" \
+	describe_all "$out/d1.log"
+check describe-one "--describe NAME prints that row only, with its body's header ($out/d2.log)" \
+	describe_one "$out/d2.log"
+check describe-list "--describe reads ISER_VM_LIST, keeps the order of the names, describes a siw: row by its body ($out/d3.log)" \
+	describe_siw "$out/d3.log"
+check describe-unknown "--describe with an unknown name is an error (status 2)" \
+	status_of 2 "$out/d4.log" "$here/vm-check.sh" --describe ours-pair-fio no-such-scenario
 
 # --- boots: the gates, tried on purpose
 cat >"$out/gates.list" <<LIST

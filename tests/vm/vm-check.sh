@@ -10,6 +10,8 @@
 # is "X@peer" run in the two-guest mode (lib/host.sh vm_pair_boot), each in
 # a boot pair of its own after the single-guest boots; those whose
 # INITIATOR is "ours@san" boot the initiator guest from SAN (vm_san_boot).
+# --list and --describe print the scenarios (--describe with the
+# description in each body's header comment) and boot nothing.
 # See Documentation/testing-vm.md.
 
 set -u
@@ -23,12 +25,18 @@ usage() {
 	cat <<EOF
 usage: tests/vm/vm-check.sh [--kernel 6.1|6.12|RELEASE]... [--scenario NAME]...
                             [--full] [--all] [--list]
+       tests/vm/vm-check.sh --describe [NAME...]
   --kernel K     run on kernel K only (repeatable; default: 6.1 and 6.12)
   --scenario S   run scenario S only (repeatable, or a comma list; default:
                  the scenarios marked "yes" in tests/vm/scenarios.list)
   --full         the default scenarios and those marked "full" (make vm-full)
   --all          run every scenario of the list, the non-default ones too
   --list         print the scenarios and exit
+  --describe [NAME...]
+                 print each scenario (or the named ones: the rest of the
+                 command line, names or comma lists) with its row and the
+                 description in its body's header comment, and exit;
+                 boots nothing
 Environment: ISER_VM_TIMEOUT_SCALE (multiply every scenario's timeout,
 e.g. 3 for the debug kernel), ISER_VM_LIST (another scenario list), ISER_VM_LOGS (where the
 logs go, default build/vm/logs), ISER_VM_LOG_BUF_LEN (the guest kernel's
@@ -41,6 +49,62 @@ ISER_VM_PAIR_CPUS, ISER_VM_PAIR_MEM, ISER_VM_PAIR_GRACE (two-guest rows),
 ISER_VM_SAN_BOOT_TIMEOUT (boot-from-SAN rows: seconds until the booted
 root runs, default 300).
 EOF
+}
+
+# describe_header BODYFILE: the body's header comment, its description:
+# the leading "#" block after the SPDX line and the shellcheck
+# directives, with "# " stripped and without leading or trailing empty
+# lines
+describe_header() {
+	awk 'NR == 1 && /^(#!|# SPDX-License-Identifier:)/ { next }
+		n == 0 && /^# shellcheck / { next }
+		/^#/ { sub(/^# ?/, ""); l[++n] = $0; next }
+		{ exit }
+		END {
+			s = 1
+			while (s <= n && l[s] == "") s++
+			e = n
+			while (e >= s && l[e] == "") e--
+			for (i = s; i <= e; i++) print l[i]
+		}' "$1"
+}
+
+# describe [NAME...]: each row of the list (or the named ones, in the
+# order given): its fields, then its body's description indented by four
+# spaces; an empty line between rows. Boots nothing, needs no root.
+describe() {
+	local rows sel="" n row sep="" name ini tgt def tmo body args f text
+	[ -r "$VM_LIST" ] || vm_die "no scenario list: $VM_LIST is missing or unreadable"
+	rows=$(grep -vE '^[[:space:]]*(#|$)' "$VM_LIST")
+	[ -n "$rows" ] || vm_die "the scenario list $VM_LIST has no scenarios"
+	if [ $# -eq 0 ]; then
+		sel=$rows
+	else
+		for n in "$@"; do
+			[ -n "$n" ] || vm_die "an empty scenario name was given"
+			row=$(echo "$rows" | awk -v n="$n" '$1 == n { print; exit }')
+			[ -n "$row" ] || vm_die "unknown scenario '$n' (see tests/vm/vm-check.sh --list)"
+			sel="$sel$row"$'\n'
+		done
+	fi
+	while read -r name ini tgt def tmo body args; do
+		[ -n "$name" ] || continue
+		printf '%s' "$sep"
+		sep=$'\n'
+		f=$VM_DIR/scenarios/${body#siw:}.sh
+		echo "$name"
+		echo "  initiator $ini, target $tgt, default $def, timeout $tmo s"
+		echo "  body: $body${args:+ $args} (tests/vm/scenarios/${body#siw:}.sh)"
+		text=""
+		[ ! -f "$f" ] || text=$(describe_header "$f")
+		if [ -n "$text" ]; then
+			echo "$text" | awk '{ print ($0 == "" ? "" : "    " $0) }'
+		elif [ -f "$f" ]; then
+			echo "  (no description: tests/vm/scenarios/${body#siw:}.sh has no header comment)"
+		else
+			echo "  (no description: tests/vm/scenarios/${body#siw:}.sh does not exist)"
+		fi
+	done <<<"$sel"
 }
 
 kernels=()
@@ -57,6 +121,16 @@ while [ $# -gt 0 ]; do
 	--all) all=1 ;;
 	--full) full=1 ;;
 	--list) grep -vE '^[[:space:]]*(#|$)' "$VM_LIST"; exit 0 ;;
+	--describe)
+		shift
+		dnames=()
+		for s in "$@"; do
+			IFS=, read -ra x <<<"$s"
+			dnames+=("${x[@]}")
+		done
+		describe "${dnames[@]}"
+		exit 0
+		;;
 	-h | --help) usage; exit 0 ;;
 	*) echo "vm-check: unknown argument '$1'" >&2; usage >&2; exit 2 ;;
 	esac

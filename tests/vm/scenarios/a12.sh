@@ -32,7 +32,8 @@
 # derived by a12_hello() from the switch and the transport, and compared
 # with the initiator's debugfs (hello: 0|1) and our target's (hellos: N,
 # the Hellos it answered on the connection). The scenario logs one table
-# row:
+# row, which vm-check.sh gathers into the kernel's matrix table after
+# its results:
 #   a12: cell ... expected ... seen ... PASS|FAIL
 # Then fio with verification over the whole LUN: random writes of 512 B to
 # 1 MiB at 512-byte boundaries, from buffers 512 bytes past a page boundary

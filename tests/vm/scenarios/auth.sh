@@ -5,14 +5,19 @@
 # is refused, the right one logs in and moves verified data.  The refused
 # logins are tried twice at most (initial_login_retry_max=1): with the
 # default 8 retries iscsid keeps a session in login retry for 2 minutes.
-#   --mutual  then mutual CHAP: the target's ACL gets mutual credentials;
-#             the initiator, expecting the target's secret, logs in and
-#             moves verified data
+#   --mutual  then mutual CHAP: the target's ACL gets mutual credentials
+#             (mutual_userid, mutual_password), the node record the
+#             target's account (auth.username_in, password_in); the
+#             initiator logs in and moves verified data
 #   --mutual-bad  (after --mutual) last, the initiator expects another
-#             target secret and refuses the login; the target must drop
-#             the half-done login (teardown's clearconfig would hang on
-#             its ACL otherwise). The in-tree pair does not recover from
-#             this (see Documentation/testing-vm.md)
+#             target secret, refuses the target's answer and closes the
+#             connection between two login PDUs: the login fails and no
+#             session is left; the target must drop the half-done login,
+#             or clearing LIO's configuration in teardown hangs on its ACL.
+# The in-tree pair does not recover from --mutual-bad (intree-mutual-bad,
+# in no set): the in-tree ib_iser hangs in iser_release_work and cannot be
+# unloaded, and the in-tree ib_isert queues LIO's login work only when a
+# login PDU arrives, so the half-done login is never dropped.
 
 user=iservm
 pass=iser-vm-secret-1

@@ -13,26 +13,26 @@
 #     first 64 KiB, the others log out at once, so logout races the SCSI
 #     scan of the new session; with K > 1 logins and logouts of different
 #     sessions also race each other (and the debug kernel's CPU-bound
-#     cycles use both guest CPUs), and one chain's iscsiadm reads the
-#     sysfs files of another's connection while they are removed, which
-#     on a lockdep kernel completes a lock cycle of the iSCSI transport
-#     class itself (no lock of ours in it; Documentation/testing-vm.md):
-#     the debug kernel's long rows use K = 1 so that lockdep judges every
-#     cycle;
+#     cycles use both guest CPUs);
 #  2. M link cycles (default 200): "rdma link delete" of the target
 #     address's soft-RoCE device, then "rdma link add": in one guest the
 #     initiator reaches the local target address through that device too
 #     (rxe1 carries nothing), so both ends of every connection go through
-#     their module's device removal path, and session A logs in again by itself
-#     (replacement_timeout 600: no I/O is failed; LIO's login statistics
-#     count the new login) before the next cycle.
+#     their module's device removal path, and session A logs in again by
+#     itself (replacement_timeout 600: no I/O is failed; LIO's login
+#     statistics count the new login) before the next cycle.
 # Judged: every login, logout, delete and add succeeds in its time; every
 # fio job of session A passes its verification; after each phase, with I/O
 # stopped and caches dropped, unreclaimable slab memory has not grown by
-# more than 4 MiB from before the churn (a leak of 4 KiB per cycle would
-# pass unnoticed; kmemleak, on the debug kernel, judges single objects);
-# and the rig's kernel-log gate (WARNING, BUG, lockdep, hung task) and,
-# on the debug kernel, its kmemleak gate.
+# more than 4 MiB from before the churn (kmemleak, on the debug kernel,
+# judges single objects); and the rig's kernel-log gate.
+# With K > 1, one chain's iscsiadm reads the sysfs files of another's
+# connection while they are removed; on a lockdep kernel that can close a
+# lock cycle of the kernel's iSCSI transport class and libiscsi, with no
+# lock of ours in it (attribute_container_mutex -> a reader's kernfs
+# active reference -> ep_mutex -> the session's iscsi_ctrl work queue ->
+# attribute_container_mutex). lockdep reports one cycle and then judges
+# nothing more, so the debug kernel's long rows use K = 1.
 
 logins=1000
 links=200

@@ -9,10 +9,8 @@
 # attribute_container_mutex held. A transport that takes a lock of its
 # own under ep_mutex (bind) and holds it while the SCSI host is added
 # (attribute_container_mutex) closes a cycle, which lockdep reports on the
-# debug kernel once the drain finds a reader inside a file (it skips its
-# annotation otherwise, an open descriptor alone does not count, so the
-# churn hit it only by chance: session 22, the debug kernel, 1,265 s into
-# the login cycles).
+# debug kernel once the drain finds a reader inside a file (an open
+# descriptor alone does not count: hence readers in tight loops).
 #   conn-sysfs [CYCLES]   (default 5)
 #  1. login; open the connection's address, port and persistent_address
 #     files and read them through the open descriptors;
@@ -25,6 +23,8 @@
 #     or returning the old address;
 #  4. the last session serves verified I/O (then logout, unload: teardown).
 # Judged also by the rig's kernel-log gate (lockdep on the debug kernel).
+# With the in-tree pair (intree-initiator-conn-sysfs, in no set) it is a
+# reference.
 
 cycles=${1:-5}
 case $cycles in '' | *[!0-9]* | 0) vm_fail "conn-sysfs: CYCLES must be a number > 0, not '$cycles'" ;; esac

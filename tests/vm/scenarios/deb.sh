@@ -30,8 +30,8 @@
 # any system; the image it makes must hold the boot script and the
 # package's initiator (the hook adds them wherever open-iscsi is
 # installed), not the target. The upgrade and the purge run with
-# update_initramfs=no: each run of the trigger takes about 8 minutes
-# under emulation (MODULES=most, zstd), and the hook is the same.
+# update_initramfs=no: each run of the trigger takes minutes under
+# emulation (MODULES=most, zstd), and the hook is the same.
 # If the body fails half-way, its EXIT trap purges the package, so the
 # rows after it in the same boot see the kernel's own modules again.
 

@@ -7,17 +7,15 @@
 # the device goes, keeping only the endpoint iscsid still holds, and the
 # datamover core waits (without a time limit) until nothing holds the
 # device any more.
-#
 #  1. login (our pair, one guest: rxe0 carries both ends), 4 MiB of
 #     random data written;
 #  2. iscsid stopped (SIGSTOP), then "rdma link delete rxe0": it must
-#     return within 20 s, without "still hold(s)" or "while still
-#     referenced" lines (before the fix our initiator waited 30 s for
-#     iscsid, then returned with its QP, MRs, PD and cm_id alive);
+#     return within 20 s, with the core's "iser_dm: rxe0 removed:
+#     released" line and without "still hold(s)" or "while still
+#     referenced" lines;
 #  3. rxe0 added back, iscsid continued: the session recovers (our target
 #     listens again by itself), the data reads back, a verified fio job
-#     passes, logout, and every
-#     module unloads (teardown).
+#     passes, logout, and every module unloads (teardown).
 
 vm_setup_node
 vm_node_set node.session.timeo.replacement_timeout 300

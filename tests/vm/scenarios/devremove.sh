@@ -11,11 +11,17 @@
 #     passes its verification;
 #  3. a second verified fio job afterwards, logout;
 #  4. the device removed again and the portal disabled while it waits to
-#     listen again (ist_free_np() against the relisten work), the device
-#     added back and the portal enabled: login and a verify job work, and
-#     (in teardown) every module unloads.
+#     listen again (ist_free_np() against the relisten work): no listener
+#     may come back; the device added back and the portal enabled: login
+#     and a verify job work, and (in teardown) every module unloads.
+# Our target's log lines are required, not just shown: "portal ADDR:
+# device removal, listening again when ..." (each removal), "connection
+# from ADDR: ...; closing", "portal ADDR: listening again on rxe0",
+# "iSER portal ADDR disabled" and "... enabled".
 # The in-tree target does not listen again after a device removal, so this
-# scenario has no in-tree column.
+# scenario has no in-tree column. In one guest the initiator reaches the
+# target's address through rxe0 too, so the removal takes our initiator's
+# device as well (ours-pair-devremove).
 
 vm_setup_node
 vm_node_set node.session.timeo.replacement_timeout 300

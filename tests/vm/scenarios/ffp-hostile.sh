@@ -3,143 +3,77 @@
 #
 # Bad input after login: tests/vm/tools/iser_ffp logs in over iSER (a
 # userspace initiator, 28-byte headers) and then sends what the target
-# must refuse. Each line is one connection. In a discovery session:
-#  1. nop: a NOP-Out ping is answered (the tool's login works);
-#  2. hello: an iSER Hello as the first full-feature message gets a
-#     HelloReply that accepts it, and the connection goes on; hellover: a
-#     Hello of version 2 only gets a rejecting HelloReply, and the
-#     connection closes; hellobad, hellolen: a Hello with MinVer above
-#     MaxVer, one of 16 bytes: each closes the connection without a
-#     HelloReply; hello2: a second Hello (not the first message) closes
-#     it;
-#  3. snack, login: a SNACK and a Login Request in full feature phase,
-#     which iSER forbids, get a Reject (reason 0x04, protocol error) and
-#     the connection goes on (the ping after it is answered);
-#  4. scsi: a SCSI Command in a discovery session gets a Reject;
-#  5. baddlen: a Text Request whose DataSegmentLength claims more than
-#     the Send carries closes the connection;
-#  6. bigsend: a 64 KiB Send, larger than the target's receive buffers,
-#     closes the connection; textbad: a Text Request that is not
-#     SendTargets gets LIO's Reject (0x04) or the connection closes, and
-#     32 more of them leave no 4 KiB object behind;
-#  7. textcont: with 36 more targets (long names) behind the iSER portal
-#     the SendTargets response exceeds LIO's 8192-byte limit, so it comes
-#     in parts with the C bit; each empty continuation Text Request gets
-#     the next part, the last one final, and a ping is answered.
-# In a normal session (the tool logs in as $VM_INITIATOR_IQN, whose ACL
-# vm_target_setup made; the TPG has InitialR2T=No meanwhile):
-#  8. ecdb: a 32-byte CDB in a well-formed extended-CDB AHS reaches LIO,
-#     which answers with a SCSI Response, CHECK CONDITION (status 0x02:
-#     the service action is not supported);
-#  9. bidi: a bidirectional command with a well-formed bidirectional
-#     read-length AHS gets LIO's Reject (0x09: no bidirectional commands);
-# 10. immf1: a WRITE with part of its data immediate, F=1 and no Write
-#     STag under InitialR2T=No closes the connection at once (the target
-#     could never fetch the rest: before the fix it was never answered,
-#     the connection's teardown then waited for it for ever and every
-#     later login of the initiator hung in session reinstatement);
-# 11. ahsover, ahstype, ahsnop, ahsshort, cdblong, ahs0: an AHS segment
-#     overrunning TotalAHSLength, an AHS of a reserved type, an AHS on a
-#     NOP-Out, an extended-CDB AHS shorter than the CDB says, a 32-byte
-#     CDB without its AHS, an extended-CDB AHS with AHSLength 0 (which
-#     made LIO copy AHSLength - 1 bytes and panicked the kernel before
-#     the AHS check): each closes the connection;
-# 12. cmdsngap: a command one CmdSN ahead, which LIO defers for ever,
-#     then the tool disconnects and logs in again: the deferred command
-#     must not hold up the old connection's teardown (the new login
-#     reinstates the session, so it waits for that teardown);
-# 12b. gapreset: a WRITE with immediate data, one CmdSN ahead (LIO sets
-#     it up and defers it), then a LOGICAL UNIT RESET, which aborts it and
-#     waits for it; a ping, then the tool disconnects and logs in again:
-#     the teardown must complete the aborted WRITE (LIO would, but only
-#     after the transport's wait for every command) so that the new login
-#     works and no session is left behind;
-# 12c. doshort: a WRITE with F=0 (unsolicited data to follow) and a final
-#     Data-Out short of FirstBurstLength and of the command, which LIO
-#     answers with CHECK CONDITION while the command waits for its data;
-#     then a new login must work and no session be left (the command's
-#     write_pending reference must go with its status);
-# 12d. readimm: a READ carrying 512 bytes of data (no W bit), one CmdSN
-#     ahead: LIO would take the data as immediate data and execute the
-#     READ at once, before its CmdSN is due, and the teardown, taking it
-#     for a deferred command never executed, freed it while it ran (an
-#     ORDERED one then left the LUN's ordered-command state set: every
-#     later command of the LUN waited for ever; found by ffp-random, seed
-#     1, PDU 4589); the target must close the connection without an
-#     answer, and a new login must work;
-# 13. afterfail: a reserved opcode closes the connection; a command to a
-#     LUN that does not exist, right behind it, must not hold up the
-#     teardown either (a new login works), and must not reach LIO at all
-#     (LIO would log NON_EXISTENT_LUN for it): nothing received after
-#     the connection failed is executed;
-# 13b. overrun: a WRITE with F=0 and a CmdSN beyond MaxCmdSN, which LIO
-#     drops through its transmit thread, then a reserved opcode that
-#     closes the connection before that thread ran: a new login must work
-#     (before the fix the teardown took the dropped WRITE off the
-#     connection as one whose unsolicited data would never come, but left
-#     it unfreed since LIO meant to drop it: the teardown waited for it
-#     for ever, and so did every later login of the initiator);
-# 13c. dobig: a WRITE of 512 bytes with F=0 to an LBA beyond the LUN
-#     (LIO has dropped one reference of it already), then a Data-Out of
-#     1024 bytes for it: LIO's own check of the offset rejects it and drops
-#     a reference of the command it still uses, its last (a WARNING in
-#     iscsit_release_cmd() and a refcount underflow before the fix); the
-#     target must close the connection before LIO sees it, and a new
-#     login must work. (6.1 keeps the command waiting for its data; 6.12
-#     answers it at once with CHECK CONDITION, so there the Data-Out
-#     names an unknown ITT and LIO drops it: whether the connection
-#     closes is not judged, the kernel-log gate and the new login are);
-# 13e. dosense: a WRITE with F=0 that LIO fails at once (EDTL 2048 for 8
-#     blocks: CHECK CONDITION), then the Data-Out the initiator had sent
-#     meanwhile: the target discards it, the CHECK CONDITION comes and the
-#     connection stays up (before the fix LIO took the Data-Out for a
-#     command in no state to have data: WARNING in
-#     __iscsit_check_dataout_hdr(); found by ffp-random, seed 1);
-# 13f. dogap: a WRITE with F=0 one CmdSN ahead (deferred, no data buffer
-#     yet), then its Data-Out: the target closes the connection (its data
-#     could go nowhere) and a new login works (before the fix: the same
-#     WARNING, and the data dropped);
-# 13d. nopttt: a NOP-Out with both an ITT and a TTT (RFC 3720 10.18 allows
-#     one or the other) gets a Reject (0x04) and the connection goes on
-#     (before the fix LIO queued it as a ping in ISTATE_NO_STATE, our
-#     target failed the connection on "unknown response state 0", and in
-#     ffp-random the session's teardown then never completed);
-# 14. tmfseq: a TMF in CmdSN order (not immediate) that LIO answers
-#     itself (TARGET WARM RESET, not authorized) must not hold up the
-#     teardown (a new login works);
-# 14b. dropmid: a second connection starts a login that reinstates the
-#     session and disconnects at once; LIO may finish that login after
-#     the disconnect (it does not ask an iSER transport whether the
-#     connection is still there, only a TCP socket): a new login must
-#     work;
-# 15. bigio: not hostile, only large: a WRITE(10) of 65535 blocks (32 MiB,
-#     fetched with RDMA Reads) and a READ(10) of them back both end with
-#     GOOD and the data reads back (before the fix the target's RDMA
-#     Reads of one such command needed more work requests than its send
-#     queue could ever hold: never posted, the DataOut timer closed the
-#     connection, whose teardown then waited for the command for ever);
-# 16. bigq: 24 WRITEs of 16 MiB at once, each with 4 KiB of immediate data
-#     and F=1, need more RDMA Read work requests than the send queue
-#     holds: each ends with GOOD and the data reads back (LIO ignores what
-#     the transport returns when it asks for the rest of a command with
-#     immediate data, so a full send queue must be waited out by the
-#     transport, not reported);
-# 17. shortw, shortr: a WRITE and a READ of 1 MiB whose STag names an MR of
-#     only 64 KiB: the target's RDMA Read or Write beyond it fails on the
-#     wire, and the target closes the connection without a status (before
-#     the fix the failing work request was one the target had not asked to
-#     see complete, the rest were flushed, and a flush was taken for a
-#     connection already closing: the connection stayed up, dead, every
-#     later PDU unanswered);
-# the target names each refusal in its log, and a normal login with
-# verified data works afterwards. Every case runs even when an earlier
-# one failed; the reasons are reported together.
-#
-# With the in-tree target (intree-target-ffp-hostile, a reference row that
-# is not run by default) the outcomes are logged but not judged: only the
-# kernel log decides (it panics on ahs0).
-
-# Options (for showing a fault, not in the default rows):
+# must refuse, one connection per case (the cases are the tool's -m
+# modes; see its header). In a discovery session:
+#   nop        a NOP-Out ping is answered (the tool's login works)
+#   hello      an iSER Hello as the first message: a HelloReply accepting
+#              it, then a ping answered
+#   hellover, hellobad, hellolen, hello2   a Hello of version 2 only (a
+#              rejecting HelloReply), MinVer above MaxVer, 16 bytes long,
+#              a second Hello: the connection closes
+#   snack, login, scsi   a SNACK, a Login Request (forbidden in full
+#              feature phase) and a SCSI Command in a discovery session:
+#              a Reject (0x04), and the connection goes on
+#   baddlen, bigsend   DataSegmentLength beyond the Send, a 64 KiB Send
+#              into 8 KiB receive buffers: the connection closes
+#   textbad    a Text Request that is not SendTargets: LIO's Reject or a
+#              closed connection; 32 more must leave fewer than 16 more
+#              kmalloc-4k objects (not run where kmemleak judges instead)
+#   textcont   with 36 more targets of long names the SendTargets answer
+#              exceeds 8192 bytes and comes in parts: each empty
+#              continuation is answered, the last part final; 16 more
+#              exchanges must leave fewer than 8 more kmalloc-8k objects
+# In a normal session (as $VM_INITIATOR_IQN; InitialR2T=No on the TPG):
+#   ecdb       a 32-byte CDB in an extended-CDB AHS: LIO's CHECK CONDITION
+#   bidi       a bidirectional read-length AHS: LIO's Reject (0x09)
+#   immf1      a WRITE with part of its data immediate, F=1, no Write
+#              STag: the connection closes within 8 s
+#   ahsover, ahstype, ahsnop, ahsshort, cdblong, ahs0   malformed AHS (a
+#              segment past TotalAHSLength, a reserved type, an AHS on a
+#              NOP-Out, an extended CDB shorter than its CDB, a 32-byte
+#              CDB without AHS, AHSLength 0): the connection closes
+#   cmdsngap, gapreset, afterfail, overrun, tmfseq, dropmid
+#              a command deferred for a CmdSN gap (alone, or aborted by a
+#              LOGICAL UNIT RESET), a reserved opcode with a command to a
+#              missing LUN right behind it (which must not reach LIO), a
+#              WRITE beyond MaxCmdSN then a malformed PDU, a TMF in CmdSN
+#              order that LIO refuses itself, a reinstating login whose
+#              connection drops at once: the old connection's teardown must
+#              complete and a new login work, with no session left behind
+#   doshort    a WRITE with F=0 and a final Data-Out short of
+#              FirstBurstLength: LIO's CHECK CONDITION, the connection
+#              goes on, and a new login works
+#   dosense    a Data-Out for a WRITE that LIO failed at once: discarded,
+#              the CHECK CONDITION comes, the connection goes on
+#   dobig, dogap, readimm   a Data-Out beyond a WRITE to an LBA past the
+#              LUN, a Data-Out for a WRITE deferred behind a CmdSN gap, a
+#              READ carrying data one CmdSN ahead: kept from LIO (the READ
+#              unanswered, its buffer untouched), and a new login works
+#   nopttt     a NOP-Out with both an ITT and a TTT: a Reject (0x04), the
+#              connection goes on
+#   logoutbad, logoutconn   a Logout for the session or for this
+#              connection, then a PDU that closes the connection: LIO shows
+#              no session within 30 s; logoutconn 8 more times offering
+#              DefaultTime2Retain=20, the session gone within 10 s each
+#   addconn    a login adding a second connection (refused: MaxConnections
+#              1), then one reinstating the session: the first connection
+#              is closed, its ping unanswered
+#   bigio      a WRITE(10) of 65535 blocks (32 MiB by RDMA Read) and its
+#              READ back: GOOD, the data equal
+#   bigq       24 WRITEs of 16 MiB at once, 4 KiB immediate each: more RDMA
+#              Read work requests than the send queue holds; all GOOD, data
+#              equal (not on the debug kernel: it outlasts the row)
+#   shortw, shortr   a 1 MiB WRITE or READ whose STag names a 64 KiB MR:
+#              the RDMA beyond it fails, the connection closes, no status
+# Also judged: the target names each refusal in its log; LIO's Time2Retain
+# handler never runs (its "Time2Retain timer expired" line); the
+# reinstating logins count in our target's debugfs closed_no_timer; a
+# normal login with verified data works afterwards. Every case runs even
+# when an earlier one failed; the reasons are reported together.
+# With the in-tree target (intree-target-ffp-hostile, in no set) the
+# outcomes are logged, not judged: only the kernel log decides (the
+# in-tree target panics on ahs0).
+# Options (for showing a fault, not in the rows of the sets):
 #   --only MODE[,MODE]  run only these cases (no log-line checks)
 #   --moddir DIR        load our modules from DIR instead of build/<release>
 #                       (e.g. a copy of an older build)

@@ -3,12 +3,24 @@
 #
 # fio with crc32c verification over an iSER session.
 #   --matrix  sequential and random, 4k..1M blocks, iodepth 1..128, writes
-#             and a 50/50 read/write mix, each verified (~190 MiB)
+#             and a 50/50 read/write mix, each verified (~190 MiB); the
+#             session's queue depth (32 by default) bounds what reaches
+#             the target (deep.sh raises it)
 #   --quick   one sequential and one random job (~40 MiB)
 #   --fileio  a fileio backstore instead of the ramdisk (rd_mcp)
 #   --iblock  LIO's block backstore on a brd RAM disk: 4 KiB writes with
 #             immediate data reach the block layer from the target's
 #             receive buffers, which a block device takes only aligned
+#             (brd warns of an unaligned bio vector: the kernel-log gate)
+# With our target in the guest, also: it used some WRITE's immediate data
+# in place (debugfs imm_in_place above 0), every receive buffer a WRITE
+# held is back after the I/O, and vm_ist_quiet_check (guest/lib.sh): some
+# SCSI Responses went out unsignaled (quiet_sends), ib_isert.signal_every
+# refuses 0, 17, -1, x and an empty value, with 1 a verified job sends none
+# unsignaled, back at 16 single WRITEs go out until a command of an
+# unsignaled Send waits for a later completion (quiet_held); after the
+# logout our target must drop the session within 30 s (its teardown
+# completes those commands).
 
 set_opts=()
 mode=--matrix

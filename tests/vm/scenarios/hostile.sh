@@ -7,8 +7,8 @@
 # itself (bounded per source, then after prelogin_timeout); connections
 # that drop at once, send garbage as their first message, or bring no or
 # short Annex A12 private data are closed; afterwards a login
-# and a verified write/read still work. Only for our target: the in-tree
-# one is known to fail the first check (intree-iser.md, issue 4).
+# and a verified write/read still work. Only for our target: in the
+# in-tree one a silent peer blocks LIO's login thread.
 
 peer=$VM_REPO/build/vm/tools/iser_peer
 [ -x "$peer" ] || vm_fail "$peer is missing (built by 'make vm-check' / 'make check')"

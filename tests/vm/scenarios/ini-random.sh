@@ -15,32 +15,32 @@
 # initiator takes (so that several fit on one connection), the rest
 # hostile. Where the initiator drops the connection, as it must for much
 # of this, iscsid's session recovery brings the next one, and the tool
-# goes on with the next PDU. Under TCG on 6.1 that is about 1.3 PDUs and
-# one connection every 3 s (iscsid's reopen takes 2-3 s, most of it
-# waiting): 10000 PDUs would take over two hours on one session, so the
-# default row runs 700, and the row of the 10000 (for the debug
-# kernel) splits the sequence into chains: K instances of the tool, each
-# on its own port with its own session, chain k serving PDUs
-# [(k-1)*N/K, k*N/K) of the same seed, all at the same time.
+# goes on with the next PDU. Each connection costs iscsid's reopen (2-3 s
+# under TCG), so a long sequence is split into chains: K instances of the
+# tool, each on its own port (3262 + k - 1) with its own session, chain k
+# serving PDUs [(k-1)*N/K, k*N/K) of the same seed, all at the same time.
 #
-# Meanwhile readers (two, or one per chain) read random extents of the
-# disk (direct I/O) and compare every read that succeeds with the LUN's
-# pattern: an I/O error
-# is allowed, wrong data is not. The tool sends GOOD for a command only
-# with its data delivered just before, so wrong data that reaches a
-# reader is the initiator's doing (a command completed by something that
-# was not its SCSI Response, or by a stale one).
+# Meanwhile readers (two, or one per chain) read random extents of
+# the disk (direct I/O) and compare every read that succeeds with the
+# LUN's pattern: an I/O error is allowed, wrong data is not (a wrong read
+# is kept as wrong.ID.N and tests/vm/guest/wrong-data.py logs what each
+# 4 KiB block holds). The tool sends a good status for a command only with
+# its data delivered just before, so wrong data that reaches a reader is
+# the initiator's doing (a command completed by something that was not
+# its SCSI Response, or by a stale one). A session whose iscsid waits out
+# a random Time2Wait of 30 s or more is logged out and in again; after the
+# random part a disk the SCSI layer offlined or left 0 bytes long is set
+# running and rescanned, as an administrator would.
 #
-# Judged, per chain: every PDU sent (the summary's sent=COUNT), good_dirty=0 (the
-# tool's own check that it never sent GOOD for data it had spoilt), no
-# read with wrong data, the session back afterwards with the whole disk
-# read back right, logout; then a second, normal session to a fresh
-# iser_tgt (-P -c good) reads the disk back right too and the module
-# unloads. The rig's kernel-log gate judges the rest (WARNING, BUG, Oops,
-# lockdep, hung task fail the row).
+# Judged, per chain: every PDU sent (the summary's sent=COUNT),
+# good_dirty=0 (the tool's own check that it never sent GOOD for data it
+# had spoilt), no read with wrong data, the session back afterwards with
+# the whole disk read back right, logout; then a second, normal session
+# to a fresh iser_tgt (-P -c good) reads the disk back right too and the
+# module unloads. The rig's kernel-log gate judges the rest.
 #
-# With the in-tree ib_iser (intree-initiator-random, a reference row not
-# run by default) the random part is logged, not judged.
+# With the in-tree ib_iser (intree-initiator-random, in no set) the random
+# part is logged, not judged.
 #
 # Options:
 #   --count N    PDUs of the sequence (default 10000)

@@ -7,9 +7,7 @@
 # buffer), so with 64 commands in flight no response finds the receive queue
 # empty.  fio keeps 64 commands in flight: the crc32c verification must
 # pass, the rxe counters must show no RNR NAK received by the target's QP
-# and no exhausted RNR retry, and the kernel log stay clean.  (With the
-# earlier budget of full-size buffers, 16 of them gave 400-700 RNR NAKs
-# here.)
+# and no exhausted RNR retry, and the kernel log stay clean.
 
 vm_rxe_up
 vm_load_roles

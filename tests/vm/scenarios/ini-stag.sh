@@ -14,9 +14,9 @@
 # scenario reads that block once, buffered (read-ahead off, 4 KiB per
 # command), so it lands in the page cache, and issues no other I/O while
 # the tool waits. Our initiator must have invalidated the STag: the tool
-# reports the write refused (before the fix it landed). The connection
-# ends (the refused write breaks it, or the NOP-Outs the tool no longer
-# answers time out), the session recovers on the next connection.
+# reports the write refused (late=refused). The connection ends (the
+# refused write breaks it, or the NOP-Outs the tool no longer answers time
+# out), and the session recovers on the next connection.
 #
 # The same for a task that ends without a response (RFC 5046 8.3.2): the
 # next connection is iser_tgt's abort-late case, which holds the READ of
@@ -25,8 +25,7 @@
 # send ABORT TASK; the tool answers "function complete" and, 1 s later,
 # RDMA-writes to the held command's read STag. The error handler must have
 # invalidated it before returning (our initiator logs "error handling:
-# invalidated N MR(s)"), so the tool reports the write refused (before the
-# fix the MR went back to the pool still valid).
+# invalidated N MR(s)"), so the tool reports the write refused.
 #
 # The third connection is the abort-zbva case: the tool accepts zero-based
 # virtual addressing, which our initiator offers, and the held READ's
@@ -36,14 +35,15 @@
 # is held must land (the addressing works); right behind the ABORT TASK's
 # response the tool RDMA-writes 512 bytes to the STag, 255 writes in flight,
 # until one fails: they land until the error handler's invalidation, and
-# the bounce buffer must be the initiator's until then (before the fix it
-# was freed with the task, before the invalidation: a write into freed
-# pages, which KASAN reports on the debug kernel). The session recovers once
-# more on a well-behaved connection, and 1 MiB reads back as zeros.
+# the bounce buffer must stay the initiator's until then (debugfs
+# bounce_held 1 or more; a write into freed pages would show as memory
+# corruption, or as a KASAN report on the debug kernel). The session
+# recovers once more on a well-behaved connection, and 1 MiB reads back
+# as zeros.
 #
-# With the in-tree ib_iser (intree-initiator-stag, a reference row not in
-# the default set) the outcome is logged, not judged: it invalidates an
-# MR lazily, before its next registration, so the write lands.
+# With the in-tree ib_iser (intree-initiator-stag, in no set) the outcome
+# is logged, not judged: it invalidates an MR lazily, before its next
+# registration, so the write lands.
 
 vm_rxe_up
 vm_load_roles

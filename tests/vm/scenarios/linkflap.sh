@@ -18,6 +18,9 @@
 #     goes from 1 to 2 or more;
 #   - target: LIO accepted another login after the first one
 #     (fabric_statistics/iscsi_login_stats/accepts grew).
+# Both guests pin the other's MAC in their neighbour table for the outage
+# (nud permanent): a CM message sent while ARP fails would fail in
+# soft-RoCE's transmit, which on 6.12 kills its GSI QP (QP1) for good.
 # Both guests log soft-RoCE's packet counters every 5 s, and each checks
 # that rxe0's rcvd_pkts stands still during the outage: the initiator
 # guest reads it 2 s after the cut (frames in flight have landed) and
@@ -45,8 +48,8 @@
 #                     grows while sent_pkts stands still; 6.1: the target
 #                     answers the REQs, the REPs never arrive) and no
 #                     initiator, in-tree or ours, can reconnect until the
-#                     rxe device is deleted and added again.  Kept for the
-#                     row that documents it.
+#                     rxe device is deleted and added again
+#                     (intree-linkdown, in no set, FAILs for this).
 
 secs=${1:-}
 how=${2:---drop}

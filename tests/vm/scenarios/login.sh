@@ -6,7 +6,9 @@
 # and disk gone), and a second login/logout cycle: a new session (another
 # session id) on a new connection, which must first read back what the
 # first session wrote (the data survives a new login), then write and read
-# its own.
+# its own. In each round the rig's runtime-PM guard
+# (vm_scsi_target_pm_guard in guest/lib.sh) must have reached the
+# session's SCSI target within 5 s of the login.
 
 vm_setup_node
 

@@ -7,16 +7,14 @@
 # on the LUN's delayed list while the SIMPLE one runs), an ABORT TASK for
 # the ORDERED one, then a second ORDERED READ. LIO's core runs the aborted
 # ORDERED READ once the SIMPLE one is done and completes it without its
-# task-attribute bookkeeping (target_abort_work()): the LUN's ordered flag
-# stayed set and the second ORDERED READ, and every later command of the
-# LUN, waited for ever; a connection's teardown then hung on them (found by
-# iser_ffp -m random, seed 20261126). The target does that bookkeeping in
-# its abort callback (Documentation/target.md): every READ must end GOOD,
-# the abort must be answered "function complete" (0x00), a new login must
-# work and no session be left. Our target only: the in-tree one has the
-# same limit and would hang the guest.
-#   ordabort [--moddir DIR]   (DIR: modules of another build, to show the
-#                              fault with the build before the fix)
+# task-attribute bookkeeping (target_abort_work()), which would leave the
+# LUN's ordered flag set and every later command of the LUN waiting for
+# ever; the target does that bookkeeping in its abort callback
+# (Documentation/target.md). Every READ must end GOOD, the abort must be
+# answered "function complete" (first=0x00 abort=0x00 second=0x00), a new
+# login must work and no session be left. Our target only: the in-tree
+# one has the same limit and would hang the guest.
+#   ordabort [--moddir DIR]   (DIR: our modules from another build)
 
 while [ $# -gt 0 ]; do
 	case $1 in

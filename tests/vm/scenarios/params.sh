@@ -9,7 +9,9 @@
 #   FirstBurstLength=N, MaxBurstLength=N
 # (LIO does not let targetcli change TargetRecvDataSegmentLength: it stays
 # at 8192 on the target side.)
-# The negotiated values are checked in "iscsiadm -m session -P 3".
+# The negotiated values are checked in "iscsiadm -m session -P 3". With
+# our target, its debugfs imm_in_place must be 0 under ImmediateData=No
+# and above 0 otherwise (the 4 KiB writes' immediate data used in place).
 
 [ $# -gt 0 ] || vm_fail "params.sh: no KEY=VALUE given"
 vm_rxe_up
