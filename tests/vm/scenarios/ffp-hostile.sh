@@ -51,6 +51,13 @@
 #              unanswered, its buffer untouched), and a new login works
 #   nopttt     a NOP-Out with both an ITT and a TTT: a Reject (0x04), the
 #              connection goes on
+#   badttt     a WRITE's unsolicited Data-Outs with a Target Transfer Tag
+#              (iSER has no R2T): the connection closes, no status, and a
+#              new login works
+#   dupitt, dupittw   a second READ (or WRITE) with the ITT of one still
+#              outstanding (deferred by a CmdSN gap, or waiting for its
+#              data): the connection closes before LIO sees it, neither
+#              gets GOOD, and a new login works
 #   logoutbad, logoutconn   a Logout for the session or for this
 #              connection, then a PDU that closes the connection: LIO shows
 #              no session within 30 s; logoutconn 8 more times offering
