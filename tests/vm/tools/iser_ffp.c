@@ -163,6 +163,16 @@
  *   dupittw  the same with two WRITE(10)s of 4 KiB: the first with F=0
  *            and no data (it waits for unsolicited Data-Out), the second
  *            with all its data immediate
+ *   norepost (discovery) immediate NOP-Out pings, 200 or -N COUNT, while
+ *            the tool never reposts a receive buffer: once its buffers are
+ *            full the target's NOP-Ins wait in RNR retry for ever, each
+ *            holding one of the session's command tags; then the tool
+ *            holds the connection -W SECS (30) or until the target closes
+ *            it, and disconnects. The target must refuse the flood by
+ *            closing the connection, not by sleeping in its completion
+ *            handler for a tag (a CQ it shares with other connections).
+ *            Appends " pings_sent=N held=S", the pings whose Send
+ *            completed and the seconds the connection stayed up
  *   ordabort on LUN 1, a LUN whose every I/O the backend delays (the
  *            scenario makes it, e.g. 2 s): a SIMPLE READ(10), an ORDERED
  *            READ(10) behind it (LIO holds it on the LUN's delayed list
@@ -299,7 +309,7 @@ enum mode {
 	GAP, AFTERFAIL, OVERRUN, DOBIG, DOSENSE, DOGAP, NOPTTT, TMFSEQ, DROPMID,
 	BIGIO, BIGQ, SHORTW, SHORTR, RANDOM, HELLOVER, HELLOBAD, HELLOLEN,
 	HELLO2, LOGOUTBAD, GAPRESET, DOSHORT, READIMM, ORDABORT, TEXTBAD,
-	LOGOUTCONN, ADDCONN, BADTTT, DUPITT, DUPITTW,
+	LOGOUTCONN, ADDCONN, BADTTT, DUPITT, DUPITTW, NOREPOST,
 };
 
 static const char *const mode_names[] = {
@@ -310,7 +320,7 @@ static const char *const mode_names[] = {
 	"bigio", "bigq", "shortw", "shortr", "random", "hellover", "hellobad",
 	"hellolen", "hello2", "logoutbad", "gapreset", "doshort", "readimm",
 	"ordabort", "textbad", "logoutconn", "addconn", "badttt", "dupitt",
-	"dupittw",
+	"dupittw", "norepost",
 };
 
 static struct itool t;
@@ -836,6 +846,33 @@ static void bad_ttt(void)
 			return;
 	}
 	note_answer(answer());
+}
+
+static unsigned int norepost_sent;
+static double norepost_held;
+
+/* norepost: immediate pings while our receive buffers fill, unposted */
+static void no_repost(unsigned long n, int hold)
+{
+	unsigned char *bhs;
+	double start;
+	unsigned long i;
+
+	start = itool_now();
+	for (i = 0; i < n && !t.closed; i++) {
+		bhs = pdu_start(ISDM_OP_NOP_OUT | ISDM_BHS_IMMEDIATE,
+				ISDM_BHS_FINAL, 0);
+		itool_put_be32(bhs + 16, 0x6100 + i);
+		itool_put_be32(bhs + 20, 0xffffffff);	/* TTT */
+		itool_put_be32(bhs + 24, cmd_sn);
+		itool_put_be32(bhs + 28, exp_stat_sn);
+		if (send_buf(HDR))
+			break;
+		norepost_sent++;
+	}
+	while (!t.closed && itool_now() < start + hold)
+		itool_cm_wait(&t, RDMA_CM_EVENT_DISCONNECTED, 1);
+	norepost_held = itool_now() - start;
 }
 
 static int dup_answers, dup_good;
@@ -2481,11 +2518,15 @@ int main(int argc, char **argv)
 		add_conn(argv[optind], argv[optind + 1], big, sizeof(big));
 	else if (mode == BADTTT)
 		bad_ttt();
+	else if (mode == NOREPOST)
+		no_repost(count == 10000 ? 200 : count,
+			  big_wait_sec == BIG_WAIT ? 30 : big_wait_sec);
 	else if (mode == DUPITT || mode == DUPITTW)
 		dup_itt(mode);
 	else if (mode != NOP)
 		offend(mode);
-	if (mode != BADDLEN && mode != BIGSEND && mode != DROPMID)
+	if (mode != BADDLEN && mode != BIGSEND && mode != DROPMID &&
+	    mode != NOREPOST)
 		nop_in = ping(0x100) == 0;
 	itool_cm_wait(&t, RDMA_CM_EVENT_DISCONNECTED, closes(mode) ? 5 : 1);
 	if (reject_reason >= 0)
@@ -2507,6 +2548,9 @@ int main(int argc, char **argv)
 		printf(" read_data=%s", rbuf_written ? "written" : "untouched");
 	if (mode == DUPITT || mode == DUPITTW)
 		printf(" dup_answers=%d dup_good=%d", dup_answers, dup_good);
+	if (mode == NOREPOST)
+		printf(" pings_sent=%u held=%.0f", norepost_sent,
+		       norepost_held);
 	if (mode == ORDABORT) {
 		char a[16], b[16], c[16];
 
