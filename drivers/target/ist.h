@@ -367,19 +367,48 @@ extern struct workqueue_struct *ist_login_wq;
 extern struct iscsit_transport ist_transport;
 
 /* conn.c */
-int ist_setup_np(struct iscsi_np *np, struct sockaddr_storage *ksockaddr);
-int ist_accept_np(struct iscsi_np *np, struct iscsit_conn *conn);
-void ist_free_np(struct iscsi_np *np);
-void ist_wait_conn(struct iscsit_conn *conn);
-void ist_free_conn(struct iscsit_conn *conn);
-int ist_get_login_rx(struct iscsit_conn *conn, struct iscsi_login *login);
-int ist_put_login_tx(struct iscsit_conn *conn, struct iscsi_login *login,
-		     u32 length);
-void ist_get_rx_pdu(struct iscsit_conn *conn);
+extern struct list_head ist_conn_list;
+extern struct mutex ist_conn_list_mutex;
+void ist_np_put(struct ist_np *isnp);
+void ist_conn_get(struct ist_conn *ic);
+void ist_conn_put(struct ist_conn *ic);
+void ist_conn_free(struct ist_conn *ic);
+void ist_free_work(struct work_struct *work);
+void ist_release_work(struct work_struct *work);
+void ist_prelogin_arm(struct ist_conn *ic);
+void ist_prelogin_cancel(struct ist_conn *ic);
+void ist_prelogin_timeout(struct work_struct *work);
+void ist_conn_terminate(struct ist_conn *ic);
+bool ist_conn_unlink(struct ist_np *isnp, struct ist_conn *ic);
+void ist_conn_drop_unlinked(struct ist_conn *ic, const char *why);
+void ist_np_make_room(struct ist_np *isnp,
+		      const struct sockaddr_storage *src);
+void ist_login_wake(struct ist_conn *ic);
 void ist_conn_fail(struct ist_conn *ic, const char *why, int err);
 void ist_wc_failed(struct ist_conn *ic, const struct ib_wc *wc,
 		   const char *what);
 void ist_remove_device(struct ib_device *ib_dev);
+
+/* cm.c */
+int ist_setup_np(struct iscsi_np *np, struct sockaddr_storage *ksockaddr);
+int ist_accept_np(struct iscsi_np *np, struct iscsit_conn *conn);
+void ist_free_np(struct iscsi_np *np);
+
+/* login.c */
+void ist_conn_ready(struct ist_conn *ic);
+void ist_login_recv_done(struct ib_cq *cq, struct ib_wc *wc);
+int ist_get_login_rx(struct iscsit_conn *conn, struct iscsi_login *login);
+int ist_put_login_tx(struct iscsit_conn *conn, struct iscsi_login *login,
+		     u32 length);
+void ist_get_rx_pdu(struct iscsit_conn *conn);
+
+/* teardown.c */
+extern atomic_t ist_erl0_closes;
+extern atomic_t ist_t2r_skipped;
+void ist_wait_conn(struct iscsit_conn *conn);
+void ist_free_conn(struct iscsit_conn *conn);
+
+/* debugfs.c */
 void ist_debugfs_init(void);
 void ist_debugfs_exit(void);
 
