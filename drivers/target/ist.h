@@ -1,6 +1,36 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * ib_isert: the LIO iSER transport (ISCSI_INFINIBAND) on the datamover core.
+ *
+ * The files, top down, and the files each one calls. No file calls one
+ * above it, so the calls between files have no cycle:
+ *
+ *   main.c        the module and LIO's transport table; its workqueues
+ *                 serve every file -> cm, login, lio, rdma, teardown,
+ *                 debugfs, conn (ist_remove_device())
+ *   debugfs.c     the debugfs view -> teardown, tx, conn
+ *   teardown.c    LIO's wait_conn and free_conn: the close of a connection
+ *                 LIO owns -> lio_quirks, rdma, tx, conn
+ *   cm.c          listening, connection requests and accept, CM events;
+ *                 LIO's portal callbacks -> login, rdma, conn
+ *   login.c       the login phase, the full-feature rings -> rx, conn
+ *   lio.c         LIO's callbacks for responses
+ *                 -> lio_quirks, tx, cmd, rw
+ *   lio_quirks.c  work-arounds for LIO's core -> cmd, rw
+ *   rdma.c        RDMA Reads of a WRITE's data, Data-In as RDMA Writes
+ *                 -> tx, cmd, rw, conn
+ *   tx.c          response Sends and their completions
+ *                 -> rx, cmd, rw, conn
+ *   rx.c          received full-feature messages -> cmd, conn
+ *   cmd.c         our part of an LIO command: bind, alloc, put -> rw, conn
+ *   rw.c          rdma_rw contexts and the send queue room they take
+ *   conn.c        references, state, the "fail once" path, the pre-login
+ *                 timer and bounds, device removal
+ *
+ * tx.c calls into rx.c for one thing: a Text continuation that arrived
+ * before the Send of the part it continues completed is processed by that
+ * Send's completion. rx.c sends nothing itself: LIO answers what it is
+ * handed through lio.c, and the HelloReply goes to the core directly.
  */
 #ifndef IST_H
 #define IST_H
@@ -361,50 +391,114 @@ struct ist_cmd {
 	bool			send_data_in;
 };
 
+/* main.c */
 extern struct workqueue_struct *ist_wq;
 extern struct workqueue_struct *ist_comp_wq;
 extern struct workqueue_struct *ist_login_wq;
 extern struct iscsit_transport ist_transport;
 
 /* conn.c */
-int ist_setup_np(struct iscsi_np *np, struct sockaddr_storage *ksockaddr);
-int ist_accept_np(struct iscsi_np *np, struct iscsit_conn *conn);
-void ist_free_np(struct iscsi_np *np);
-void ist_wait_conn(struct iscsit_conn *conn);
-void ist_free_conn(struct iscsit_conn *conn);
-int ist_get_login_rx(struct iscsit_conn *conn, struct iscsi_login *login);
-int ist_put_login_tx(struct iscsit_conn *conn, struct iscsi_login *login,
-		     u32 length);
-void ist_get_rx_pdu(struct iscsit_conn *conn);
+extern struct list_head ist_conn_list;
+extern struct mutex ist_conn_list_mutex;
+void ist_np_put(struct ist_np *isnp);
+void ist_conn_get(struct ist_conn *ic);
+void ist_conn_put(struct ist_conn *ic);
+void ist_conn_free(struct ist_conn *ic);
+void ist_free_work(struct work_struct *work);
+void ist_release_work(struct work_struct *work);
+void ist_prelogin_arm(struct ist_conn *ic);
+void ist_prelogin_cancel(struct ist_conn *ic);
+void ist_prelogin_timeout(struct work_struct *work);
+void ist_conn_terminate(struct ist_conn *ic);
+bool ist_conn_unlink(struct ist_np *isnp, struct ist_conn *ic);
+void ist_conn_drop_unlinked(struct ist_conn *ic, const char *why);
+void ist_np_make_room(struct ist_np *isnp,
+		      const struct sockaddr_storage *src);
+void ist_login_wake(struct ist_conn *ic);
 void ist_conn_fail(struct ist_conn *ic, const char *why, int err);
 void ist_wc_failed(struct ist_conn *ic, const struct ib_wc *wc,
 		   const char *what);
 void ist_remove_device(struct ib_device *ib_dev);
-void ist_debugfs_init(void);
-void ist_debugfs_exit(void);
 
-/* io.c */
+/* rw.c */
+int ist_rw_init(struct ist_cmd *icmd, u32 offset, u64 remote, u32 rkey,
+		enum dma_data_direction dir);
+void ist_rw_destroy(struct ist_cmd *icmd);
+bool ist_rdma_reserve(struct ist_cmd *icmd);
+void ist_rdma_unreserve(struct ist_cmd *icmd);
+
+/* cmd.c */
+struct ist_cmd *ist_cmd_of(struct ib_cqe *cqe);
+struct ist_cmd *ist_cmd_bind(struct iscsit_conn *conn,
+			     struct iscsit_cmd *cmd);
+struct iscsit_cmd *ist_alloc_cmd(struct ist_conn *ic);
+void ist_rx_give_back(struct ist_cmd *icmd);
+bool ist_scsi_answered(struct ist_cmd *icmd);
+void ist_unlink_cmd(struct iscsit_conn *conn, struct iscsit_cmd *cmd);
+bool ist_text_continues(struct ist_cmd *icmd);
+void ist_put_cmd(struct ist_cmd *icmd, bool comp_err);
+
+/* rx.c */
 void ist_recv_done(struct ib_cq *cq, struct ib_wc *wc);
-int ist_immediate_queue(struct iscsit_conn *conn, struct iscsit_cmd *cmd,
-			int state);
-int ist_response_queue(struct iscsit_conn *conn, struct iscsit_cmd *cmd,
-		       int state);
+void ist_rx_process(struct ist_conn *ic, struct isdm_rx_desc *rx, u32 len);
+
+/* tx.c */
+int ist_build_send(struct ist_cmd *icmd, const void *bhs,
+		   const struct isdm_stags *adv, void *data, u32 len);
+int ist_post_send(struct ist_cmd *icmd, bool data_in);
+void ist_unmap_pdu(struct ist_cmd *icmd);
+int ist_send(struct ist_cmd *icmd, const void *bhs,
+	     const struct isdm_stags *adv, void *data, u32 len);
+void ist_sends_quiesce(struct ist_conn *ic);
+void ist_sends_reap_quiet(struct ist_conn *ic);
+u32 ist_sends_quiet_held(struct ist_conn *ic);
+
+/* rdma.c */
+void ist_rdma_retry_work(struct work_struct *work);
+void ist_rdma_wait_stop(struct ist_conn *ic);
 int ist_get_dataout(struct iscsit_conn *conn, struct iscsit_cmd *cmd,
 		    bool recovery);
 int ist_queue_data_in(struct iscsit_conn *conn, struct iscsit_cmd *cmd);
-int ist_queue_status(struct iscsit_conn *conn, struct iscsit_cmd *cmd);
-void ist_aborted_task(struct iscsit_conn *conn, struct iscsit_cmd *cmd);
-void ist_unmap_cmd(struct iscsit_conn *conn, struct iscsit_cmd *cmd);
-enum target_prot_op ist_get_sup_prot_ops(struct iscsit_conn *conn);
+
+/* lio_quirks.c */
+void ist_abort_task_attr(struct se_cmd *se_cmd);
 void ist_put_unsol_pending_cmds(struct iscsit_conn *conn);
 void ist_complete_aborted_writes(struct iscsit_conn *conn);
 void ist_put_parked_cmds(struct iscsit_conn *conn);
 void ist_put_orphan_rejects(struct iscsit_conn *conn);
-void ist_rdma_retry_work(struct work_struct *work);
-void ist_rdma_wait_stop(struct ist_conn *ic);
-void ist_sends_quiesce(struct ist_conn *ic);
-void ist_sends_reap_quiet(struct ist_conn *ic);
-u32 ist_sends_quiet_held(struct ist_conn *ic);
 void ist_log_waiting_cmds(struct ist_conn *ic);
+
+/* lio.c */
+int ist_queue_status(struct iscsit_conn *conn, struct iscsit_cmd *cmd);
+int ist_immediate_queue(struct iscsit_conn *conn, struct iscsit_cmd *cmd,
+			int state);
+int ist_response_queue(struct iscsit_conn *conn, struct iscsit_cmd *cmd,
+		       int state);
+void ist_aborted_task(struct iscsit_conn *conn, struct iscsit_cmd *cmd);
+void ist_unmap_cmd(struct iscsit_conn *conn, struct iscsit_cmd *cmd);
+enum target_prot_op ist_get_sup_prot_ops(struct iscsit_conn *conn);
+
+/* login.c */
+void ist_conn_ready(struct ist_conn *ic);
+void ist_login_recv_done(struct ib_cq *cq, struct ib_wc *wc);
+int ist_get_login_rx(struct iscsit_conn *conn, struct iscsi_login *login);
+int ist_put_login_tx(struct iscsit_conn *conn, struct iscsi_login *login,
+		     u32 length);
+void ist_get_rx_pdu(struct iscsit_conn *conn);
+
+/* cm.c */
+int ist_setup_np(struct iscsi_np *np, struct sockaddr_storage *ksockaddr);
+int ist_accept_np(struct iscsi_np *np, struct iscsit_conn *conn);
+void ist_free_np(struct iscsi_np *np);
+
+/* teardown.c */
+extern atomic_t ist_erl0_closes;
+extern atomic_t ist_t2r_skipped;
+void ist_wait_conn(struct iscsit_conn *conn);
+void ist_free_conn(struct iscsit_conn *conn);
+
+/* debugfs.c */
+void ist_debugfs_init(void);
+void ist_debugfs_exit(void);
 
 #endif /* IST_H */

@@ -24,7 +24,7 @@ qd=$(cat "/sys/block/${dev#/dev/}/device/queue_depth")
 line=$(vm_scen_dmesg | grep -E 'ib_isert: normal session' | tail -n 1)
 echo "$line"
 if [ "$VM_TARGET" = ours ]; then
-	# drivers/target/conn.c, ist_rx_count(): the ACL's queue depth (its
+	# drivers/target/login.c, ist_rx_count(): the ACL's queue depth (its
 	# cmdsn_depth) times the PDUs per command (1, plus
 	# FirstBurstLength / TargetRecvDataSegmentLength unsolicited Data-Outs
 	# when InitialR2T=No) plus IST_EXTRA_SENDS (16, drivers/target/ist.h)

@@ -55,7 +55,7 @@ vm_wait 10 vm_rxe_active || vm_fail "rxe0 not ACTIVE after it was added again"
 
 # the removal went through our target's device-removal path: the
 # listener got RDMA_CM_EVENT_DEVICE_REMOVAL (rdma_event_msg(): "device
-# removal") and waits for a device (drivers/target/conn.c,
+# removal") and waits for a device (drivers/target/cm.c,
 # ist_np_cm_event()), the session's connection was closed
 # (ist_conn_fail(): "connection from ADDR: REASON; closing"), and the
 # portal listens again without an admin step (ist_relisten_work())

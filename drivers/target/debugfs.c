@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ib_isert: /sys/kernel/debug/ib_isert/: what each connection negotiated,
+ * and the counters of the session closes of teardown.c.
+ */
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+
+#include "ist.h"
+
+static struct dentry *ist_debugfs_root;
+
+static const char *ist_state_name(enum ist_conn_state state)
+{
+	switch (state) {
+	case IST_CONN_ACCEPTED:
+		return "accepted";
+	case IST_CONN_PENDING:
+		return "pending";
+	case IST_CONN_BOUND:
+		return "login";
+	case IST_CONN_FULL_FEATURE:
+		return "full-feature";
+	case IST_CONN_TERMINATING:
+		return "terminating";
+	case IST_CONN_DOWN:
+		return "down";
+	}
+	return "?";
+}
+
+/*
+ * One block per connection, blank-line separated, "key: value" lines.
+ * A connection stays on the list until its free work, so it can be read
+ * under the list mutex; its fields under its own lock (list, then
+ * connection: nothing takes them the other way round).
+ */
+static int ist_conns_show(struct seq_file *m, void *unused)
+{
+	struct ist_conn *ic;
+	bool first = true;
+
+	mutex_lock(&ist_conn_list_mutex);
+	list_for_each_entry(ic, &ist_conn_list, entry) {
+		mutex_lock(&ic->lock);
+		if (!first)
+			seq_putc(m, '\n');
+		first = false;
+		seq_printf(m, "peer: %pISpc\n", &ic->src);
+		seq_printf(m, "state: %s\n", ist_state_name(ic->state));
+		seq_printf(m, "header: %u (%s)\n", ic->base.mode.hdr_len,
+			   ic->base.mode.hdr_len == ISDM_HDR_LEN_RFC ?
+			   "RFC 7145 12-byte" : "Annex A12 28-byte expanded");
+		seq_printf(m, "zbva: %d\n", ic->base.mode.zbva);
+		seq_printf(m, "send_with_invalidate: %d\n",
+			   ic->base.mode.send_inv);
+		seq_printf(m, "ord: %u\n", ic->ord);
+		seq_printf(m, "hellos: %u\n", READ_ONCE(ic->view.hellos));
+		if (READ_ONCE(ic->view.hellos))
+			seq_printf(m, "hello_reply: version %u%s\n",
+				   READ_ONCE(ic->view.hello_ver),
+				   READ_ONCE(ic->view.hello_rej) ?
+				   ", rejected" : "");
+		if (ic->state >= IST_CONN_FULL_FEATURE && ic->nr_rx) {
+			seq_printf(m, "session: %s\n", ic->view.discovery ?
+				   "discovery" : "normal");
+			seq_printf(m, "rx_buffers: %u\n", ic->nr_rx);
+			seq_printf(m, "rx_data_bytes: %u\n", ic->rx_max_data);
+			seq_printf(m, "target_recv_dsl: %u\n",
+				   ic->view.tgt_rdsl);
+			seq_printf(m, "initiator_recv_dsl: %u\n",
+				   ic->view.ini_rdsl);
+			seq_printf(m, "max_xmit_dsl: %u\n", ic->view.max_xmit);
+			seq_printf(m, "rx_held: %d\n",
+				   atomic_read(&ic->rx_held));
+			seq_printf(m, "imm_in_place: %ld\n",
+				   atomic_long_read(&ic->imm_in_place));
+			seq_printf(m, "quiet_sends: %ld\n",
+				   atomic_long_read(&ic->quiet_sends));
+			seq_printf(m, "quiet_held: %u\n",
+				   ist_sends_quiet_held(ic));
+		}
+		mutex_unlock(&ic->lock);
+	}
+	mutex_unlock(&ist_conn_list_mutex);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(ist_conns);
+
+/**
+ * ist_debugfs_init() - create /sys/kernel/debug/ib_isert/
+ *
+ * connections: what each connection negotiated; closed_erl0 and
+ * closed_no_timer: sessions whose last connection went and which this
+ * module had LIO close at once, by falling back to ERL0 or without
+ * starting the Time2Retain timer of a session being closed anyway (see
+ * ist_close_session_now()). Without debugfs the view is simply absent.
+ */
+void ist_debugfs_init(void)
+{
+	ist_debugfs_root = debugfs_create_dir(KBUILD_MODNAME, NULL);
+	debugfs_create_file("connections", 0444, ist_debugfs_root, NULL,
+			    &ist_conns_fops);
+	debugfs_create_atomic_t("closed_erl0", 0444, ist_debugfs_root,
+				&ist_erl0_closes);
+	debugfs_create_atomic_t("closed_no_timer", 0444, ist_debugfs_root,
+				&ist_t2r_skipped);
+}
+
+/**
+ * ist_debugfs_exit() - remove the view; waits for its readers
+ */
+void ist_debugfs_exit(void)
+{
+	debugfs_remove(ist_debugfs_root);
+}
