@@ -33,10 +33,24 @@ fi
 krel=$(sed -n 's/^#define UTS_RELEASE "\(.*\)"/\1/p' "$uts")
 out=$top/build/$krel
 mkdir -p "$out"
-rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude='*.mod*' \
-	--exclude='.*.cmd' --exclude='modules.order' --exclude='Module.symvers' \
-	--include='*/' --include='*.c' --include='*.h' --include='Kbuild' \
-	--exclude='*' "$top/drivers" "$top/include" "$out/"
+# The sources (*.c, *.h, Kbuild) into $out, with plain coreutils: a file
+# that did not change keeps its time stamp, so make rebuilds only what
+# changed; a source gone from the tree goes from $out, with its object.
+srcs() {
+	find "$1/drivers" "$1/include" -type f \
+		\( -name '*.c' -o -name '*.h' -o -name Kbuild \) 2>/dev/null
+}
+srcs "$out" | while IFS= read -r f; do
+	rel=${f#"$out"/}
+	[ -e "$top/$rel" ] || rm -f "$f" "${f%.c}.o"
+done
+srcs "$top" | while IFS= read -r f; do
+	rel=${f#"$top"/}
+	if ! cmp -s "$f" "$out/$rel"; then
+		mkdir -p "$(dirname "$out/$rel")"
+		cp -p "$f" "$out/$rel"
+	fi
+done
 cp -p "$top/Kbuild" "$out/Kbuild"
 
 log=$out/build.log
