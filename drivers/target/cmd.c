@@ -52,21 +52,63 @@ struct ist_cmd *ist_cmd_bind(struct iscsit_conn *conn,
  * Our part is bound at once: the connection and the Send slot of the
  * command's tag.
  *
- * Return: the command, or NULL.
+ * Never waits for a tag: receives complete on a CQ the connection shares
+ * with others, and a handler asleep there stops them all. The session's
+ * tags are twice its command window and more, so a peer that runs out of
+ * them holds responses it does not take (a Send in RNR retry holds its
+ * command's tag until it goes out): the caller fails the connection.
+ *
+ * Context: the CQ's completion handler; does not sleep.
+ * Return: the command, or NULL when every tag of the session is held.
  */
 struct iscsit_cmd *ist_alloc_cmd(struct ist_conn *ic)
 {
 	struct iscsit_cmd *cmd;
 	struct ist_cmd *icmd;
 
-	cmd = iscsit_allocate_cmd(ic->conn, TASK_INTERRUPTIBLE);
-	if (!cmd)
+	cmd = iscsit_allocate_cmd(ic->conn, TASK_RUNNING);
+	if (!cmd) {
+		pr_err_ratelimited("connection from %pISpc: every command tag of the session is held by a response the initiator has not taken; closing\n",
+				   &ic->src);
 		return NULL;
+	}
 	icmd = iscsit_priv_cmd(cmd);
 	icmd->conn = ic;
 	icmd->cmd = cmd;
 	isdm_tx_ring_slot(&ic->tx_ring, &icmd->tx, cmd->se_cmd.map_tag);
 	return cmd;
+}
+
+/**
+ * ist_itt_waiting() - whether a SCSI command of @conn with @itt waits for
+ *	its response
+ * @conn: the connection
+ * @itt: an Initiator Task Tag, as received
+ *
+ * RFC 7143 11.2.1.8 makes the ITT unique in the session while its task
+ * lives, and one connection is all an iSER session has here. A command
+ * whose response is posted no longer counts: the initiator may have it
+ * already and use its tag again.
+ *
+ * Context: process context (takes @conn->cmd_lock with bottom halves off).
+ * Return: true when such a command is on @conn's list.
+ */
+bool ist_itt_waiting(struct iscsit_conn *conn, itt_t itt)
+{
+	struct iscsit_cmd *cmd;
+	bool found = false;
+
+	spin_lock_bh(&conn->cmd_lock);
+	list_for_each_entry(cmd, &conn->conn_cmd_list, i_conn_node) {
+		if (cmd->init_task_tag == itt &&
+		    cmd->iscsi_opcode == ISCSI_OP_SCSI_CMD &&
+		    READ_ONCE(((struct ist_cmd *)iscsit_priv_cmd(cmd))->scsi_waiting)) {
+			found = true;
+			break;
+		}
+	}
+	spin_unlock_bh(&conn->cmd_lock);
+	return found;
 }
 
 /**

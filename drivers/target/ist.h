@@ -432,6 +432,7 @@ struct ist_cmd *ist_cmd_of(struct ib_cqe *cqe);
 struct ist_cmd *ist_cmd_bind(struct iscsit_conn *conn,
 			     struct iscsit_cmd *cmd);
 struct iscsit_cmd *ist_alloc_cmd(struct ist_conn *ic);
+bool ist_itt_waiting(struct iscsit_conn *conn, itt_t itt);
 void ist_rx_give_back(struct ist_cmd *icmd);
 bool ist_scsi_answered(struct ist_cmd *icmd);
 void ist_unlink_cmd(struct iscsit_conn *conn, struct iscsit_cmd *cmd);

@@ -69,6 +69,11 @@ static int ist_handle_scsi_cmd(struct ist_conn *ic, struct isdm_rx_desc *rx,
 		return rc;
 	}
 
+	if (ist_itt_waiting(conn, hdr->itt)) {
+		pr_err_ratelimited("connection from %pISpc: SCSI command with ITT 0x%08x, the tag of a command still waiting for its response; closing\n",
+				   &ic->src, be32_to_cpu((__force __be32)hdr->itt));
+		return -EPROTO;
+	}
 	cmd = ist_alloc_cmd(ic);
 	if (!cmd)
 		return -ENOMEM;
@@ -550,8 +555,8 @@ void ist_rx_process(struct ist_conn *ic, struct isdm_rx_desc *rx,
 		goto repost;
 	}
 	if (ret) {
-		pr_err_ratelimited("connection from %pISpc: malformed PDU (%u bytes, %d)\n",
-				   &ic->src, len, ret);
+		pr_err_ratelimited("connection from %pISpc: malformed PDU (%u bytes): %s; closing\n",
+				   &ic->src, len, isdm_rx_strerror(ret));
 		goto fail;
 	}
 	/* LIO parses the AHS and the CDB without checking them */

@@ -313,7 +313,9 @@ for line in 'PDU 0x10 not allowed with iSER here' \
 	'NOP-Out with both an ITT (0x00005700) and a TTT (0x12345678)' \
 	'Data-Out for ITT 0x00005800, a command not yet in CmdSN order' \
 	'rejecting Hello (versions 2-2, IRD 1' 'malformed iSER Hello (12 bytes, -74)' \
-	'malformed iSER Hello (16 bytes, -7)' 'unexpected iSER message 0x20'; do
+	'malformed iSER Hello (16 bytes, -7)' 'unexpected iSER message 0x20' \
+	'Data-Out with a Target Transfer Tag (iSER has no R2T)' \
+	'SCSI command with ITT 0x00005f00, the tag of a command still waiting'; do
 	echo "$klog" | grep -qF "$line" ||
 		fails+="the target did not log \"$line\"; "
 done
