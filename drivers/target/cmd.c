@@ -5,6 +5,8 @@
  * buffer a WRITE holds for its immediate data, and giving the command
  * back to LIO once its last Send completed (ist_put_cmd()).
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <target/iscsi/iscsi_target_core.h>
 #include <target/target_core_fabric.h>
 

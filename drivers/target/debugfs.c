@@ -3,6 +3,8 @@
  * ib_isert: /sys/kernel/debug/ib_isert/: what each connection negotiated,
  * and the counters of the session closes of teardown.c.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
 

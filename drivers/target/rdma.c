@@ -5,6 +5,8 @@
  * queue has no room for them; a READ's data goes as RDMA Writes chained
  * in front of its SCSI Response.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <target/iscsi/iscsi_target_core.h>
 #include <target/target_core_fabric.h>
 

@@ -5,6 +5,8 @@
  * for the rest) and free_conn; and the session close that keeps LIO's
  * Time2Retain timer out of the way, with its counters.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <target/iscsi/iscsi_target_core.h>
 #include <target/target_core_fabric.h>
 
