@@ -2,6 +2,19 @@
 /*
  * ib_iser: iSER initiator, the open-iscsi transport "iser" on the iSER
  * datamover core. Objects shared by the files of the module.
+ *
+ * The files and the files each one calls (no cycle):
+ *
+ *   main.c      the module, the transport, connection establishment and
+ *               lifetime -> tx, rx, mr, hello, conn
+ *   tx.c        Sends and their completions -> mr, conn
+ *   rx.c        receive buffers and the PDUs received -> hello, conn
+ *   mr.c        FRWR registration, bounce buffers, invalidation -> conn
+ *   hello.c     the iSER Hello and its reply
+ *   conn.c      the "fail once" path
+ *
+ * The inline helpers isi_qp_conn() and isi_sq_reserve() serve tx.c, rx.c,
+ * mr.c and hello.c alike.
  */
 #ifndef ISI_H
 #define ISI_H
@@ -329,26 +342,59 @@ struct isi_conn {
 	struct isdm_hello_result hello_res;
 };
 
+/* The connection of a completion's QP. */
+static inline struct isi_conn *isi_qp_conn(struct ib_wc *wc)
+{
+	return wc->qp->qp_context;
+}
+
+/* Take @nr send queue slots; false, taking none, when the queue is full. */
+static inline bool isi_sq_reserve(struct isi_conn *ic, int nr)
+{
+	if (atomic_add_return(nr, &ic->sq_used) > ic->sq_size) {
+		atomic_sub(nr, &ic->sq_used);
+		return false;
+	}
+	return true;
+}
+
+/* main.c */
 extern struct workqueue_struct *isi_release_wq;
 
-/* io.c */
-int isi_fr_pool_init(struct isi_conn *ic, u32 nr, u32 pages);
+/* conn.c */
+void isi_fail(struct isi_conn *ic, enum iscsi_err err);
+void isi_wc_error(struct isi_conn *ic, struct ib_wc *wc, const char *what);
+
+/* hello.c */
+int isi_hello_send(struct isi_conn *ic);
+void isi_hello_reply(struct isi_conn *ic, const u8 *buf, u32 len);
+
+/* mr.c */
 u32 isi_io_pages(struct ib_device *ib_dev, u32 max_io_kb);
-void isi_reg_done(struct ib_cq *cq, struct ib_wc *wc);
+int isi_fr_pool_init(struct isi_conn *ic, u32 nr, u32 pages);
 void isi_fr_pool_destroy(struct isi_conn *ic);
 int isi_fr_fence(struct isi_conn *ic);
-int isi_xmit_task(struct iscsi_task *task);
-int isi_init_task(struct iscsi_task *task);
-void isi_cleanup_task(struct iscsi_task *task);
+void isi_reg_done(struct ib_cq *cq, struct ib_wc *wc);
+void isi_unmap_data(struct isi_conn *ic, struct isi_task *it,
+		    struct scsi_cmnd *sc);
+int isi_reg_data(struct isi_conn *ic, struct iscsi_task *task,
+		 struct isdm_stags *st, struct ib_send_wr **first,
+		 struct ib_reg_wr *reg, struct ib_send_wr *inv);
+void isi_reg_undo(struct isi_task *it);
 void isi_detach_tasks(struct isi_conn *ic, struct iscsi_conn *conn);
-int isi_alloc_pdu(struct iscsi_task *task, u8 opcode);
-int isi_hello_send(struct isi_conn *ic);
-void isi_fail(struct isi_conn *ic, enum iscsi_err err);
+
+/* rx.c */
 int isi_rx_init(struct isi_conn *ic);
 u32 isi_rx_count(u32 cmds_max);
 int isi_rx_ffp_post(struct isi_conn *ic, u32 nr, u32 data_max);
 void isi_rx_destroy(struct isi_conn *ic);
-int isi_io_init(void);
-void isi_io_exit(void);
+
+/* tx.c */
+int isi_xmit_task(struct iscsi_task *task);
+int isi_init_task(struct iscsi_task *task);
+void isi_cleanup_task(struct iscsi_task *task);
+int isi_alloc_pdu(struct iscsi_task *task, u8 opcode);
+int isi_tx_init(void);
+void isi_tx_exit(void);
 
 #endif /* ISI_H */

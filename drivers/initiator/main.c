@@ -1094,14 +1094,14 @@ static int __init isi_init(void)
 {
 	int ret;
 
-	ret = isi_io_init();
+	ret = isi_tx_init();
 	if (ret)
 		return ret;
 	isi_debugfs_root = debugfs_create_dir(KBUILD_MODNAME, NULL);
 	isi_release_wq = alloc_workqueue("isi_release", WQ_UNBOUND, 0);
 	if (!isi_release_wq) {
 		ret = -ENOMEM;
-		goto io_exit;
+		goto tx_exit;
 	}
 	ret = isdm_register_ulp(&isi_ulp);
 	if (ret)
@@ -1118,9 +1118,9 @@ unregister_ulp:
 	isdm_unregister_ulp(&isi_ulp);
 destroy_wq:
 	destroy_workqueue(isi_release_wq);
-io_exit:
+tx_exit:
 	debugfs_remove(isi_debugfs_root);
-	isi_io_exit();
+	isi_tx_exit();
 	return ret;
 }
 
@@ -1145,7 +1145,7 @@ static void __exit isi_exit(void)
 	}
 	isdm_unregister_ulp(&isi_ulp);
 	debugfs_remove(isi_debugfs_root);
-	isi_io_exit();
+	isi_tx_exit();
 }
 
 module_init(isi_init);
