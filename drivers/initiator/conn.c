@@ -1,13 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ib_iser: the "fail once" path: a connection's failure (a failed
- * completion, a bad PDU) goes up to libiscsi once.
+ * ib_iser: the connection list of the module, and the "fail once" path: a
+ * connection's failure (a failed completion, a CM event, the removal of
+ * its device) goes up to libiscsi once.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <rdma/ib_verbs.h>
 
 #include "isi.h"
+
+LIST_HEAD(isi_conn_list);
+/*
+ * protects isi_conn_list; taken before an isi_conn's lock, never while
+ * one is held
+ */
+DEFINE_MUTEX(isi_conn_mutex);
 
 /**
  * isi_fail() - report a connection failure to libiscsi, once
@@ -44,4 +52,21 @@ void isi_wc_error(struct isi_conn *ic, struct ib_wc *wc,
 				   what, ib_wc_status_msg(wc->status),
 				   wc->status, wc->vendor_err);
 	isi_fail(ic, ISCSI_ERR_CONN_FAILED);
+}
+
+/**
+ * isi_cm_failed() - the connection ends: a CM event or device removal
+ * @ic: the connection, its lock held
+ * @err: why (not used)
+ *
+ * A connection that is up reports the failure to libiscsi (isi_fail()); a
+ * pending or up one becomes %ISI_TERMINATING; its waiters wake.
+ */
+void isi_cm_failed(struct isi_conn *ic, int err)
+{
+	if (ic->state == ISI_UP)
+		isi_fail(ic, ISCSI_ERR_CONN_FAILED);
+	if (ic->state == ISI_PENDING || ic->state == ISI_UP)
+		ic->state = ISI_TERMINATING;
+	wake_up_all(&ic->wq);
 }
