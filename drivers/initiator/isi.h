@@ -2,6 +2,31 @@
 /*
  * ib_iser: iSER initiator, the open-iscsi transport "iser" on the iSER
  * datamover core. Objects shared by the files of the module.
+ *
+ * The files, top down, and the files each one calls. No file calls one
+ * above it, so the calls between files have no cycle:
+ *
+ *   main.c      the module, the SCSI host template with its error
+ *               handlers, sessions, the iscsi_transport
+ *               -> cm, login, teardown, tx, mr, debugfs, conn
+ *   cm.c        rdma_cm: ep_connect, the CM event handler, ep_poll,
+ *               ep_disconnect -> teardown, rx, mr, conn
+ *   login.c     bind_conn, start_conn -> hello, rx, mr, debugfs
+ *   teardown.c  stop_conn, the release of a connection, device removal
+ *               -> rx, mr, debugfs, conn
+ *   tx.c        Sends and their completions -> mr, conn
+ *   rx.c        receive buffers and the PDUs received -> hello, conn
+ *   mr.c        FRWR registration, bounce buffers, invalidation -> conn
+ *   hello.c     the iSER Hello, its reply and the wait for it
+ *   debugfs.c   the debugfs view
+ *   conn.c      the connection list, the "fail once" path
+ *
+ * A CM event (cm.c) and device removal (teardown.c) end a connection the
+ * same way, isi_cm_failed(), which sits in conn.c below both. The receive
+ * path hands the HelloReply to hello.c and login.c waits for it there, so
+ * the Hello has a file of its own below rx.c and login.c. The inline
+ * helpers isi_qp_conn() and isi_sq_reserve() serve tx.c, rx.c, mr.c and
+ * hello.c alike.
  */
 #ifndef ISI_H
 #define ISI_H
@@ -329,26 +354,89 @@ struct isi_conn {
 	struct isdm_hello_result hello_res;
 };
 
-extern struct workqueue_struct *isi_release_wq;
+/* The connection of a completion's QP. */
+static inline struct isi_conn *isi_qp_conn(struct ib_wc *wc)
+{
+	return wc->qp->qp_context;
+}
 
-/* io.c */
-int isi_fr_pool_init(struct isi_conn *ic, u32 nr, u32 pages);
+/* Take @nr send queue slots; false, taking none, when the queue is full. */
+static inline bool isi_sq_reserve(struct isi_conn *ic, int nr)
+{
+	if (atomic_add_return(nr, &ic->sq_used) > ic->sq_size) {
+		atomic_sub(nr, &ic->sq_used);
+		return false;
+	}
+	return true;
+}
+
+/* conn.c */
+extern struct list_head isi_conn_list;
+extern struct mutex isi_conn_mutex;
+void isi_fail(struct isi_conn *ic, enum iscsi_err err);
+void isi_wc_error(struct isi_conn *ic, struct ib_wc *wc, const char *what);
+void isi_cm_failed(struct isi_conn *ic, int err);
+
+/* debugfs.c */
+void isi_host_update(struct isi_conn *ic, struct iscsi_conn *conn, bool up);
+void isi_debugfs_host_add(struct isi_host *ih, unsigned int host_no);
+void isi_debugfs_init(void);
+void isi_debugfs_exit(void);
+
+/* hello.c */
+void isi_hello_reply(struct isi_conn *ic, const u8 *buf, u32 len);
+bool isi_hello_wanted(struct isi_conn *ic);
+int isi_hello_exchange(struct isi_conn *ic);
+
+/* mr.c */
 u32 isi_io_pages(struct ib_device *ib_dev, u32 max_io_kb);
-void isi_reg_done(struct ib_cq *cq, struct ib_wc *wc);
+int isi_fr_pool_init(struct isi_conn *ic, u32 nr, u32 pages);
 void isi_fr_pool_destroy(struct isi_conn *ic);
 int isi_fr_fence(struct isi_conn *ic);
-int isi_xmit_task(struct iscsi_task *task);
-int isi_init_task(struct iscsi_task *task);
-void isi_cleanup_task(struct iscsi_task *task);
+void isi_reg_done(struct ib_cq *cq, struct ib_wc *wc);
+void isi_unmap_data(struct isi_conn *ic, struct isi_task *it,
+		    struct scsi_cmnd *sc);
+int isi_reg_data(struct isi_conn *ic, struct iscsi_task *task,
+		 struct isdm_stags *st, struct ib_send_wr **first,
+		 struct ib_reg_wr *reg, struct ib_send_wr *inv);
+void isi_reg_undo(struct isi_task *it);
 void isi_detach_tasks(struct isi_conn *ic, struct iscsi_conn *conn);
-int isi_alloc_pdu(struct iscsi_task *task, u8 opcode);
-int isi_hello_send(struct isi_conn *ic);
-void isi_fail(struct isi_conn *ic, enum iscsi_err err);
+
+/* rx.c */
 int isi_rx_init(struct isi_conn *ic);
 u32 isi_rx_count(u32 cmds_max);
 int isi_rx_ffp_post(struct isi_conn *ic, u32 nr, u32 data_max);
 void isi_rx_destroy(struct isi_conn *ic);
-int isi_io_init(void);
-void isi_io_exit(void);
+
+/* tx.c */
+int isi_xmit_task(struct iscsi_task *task);
+int isi_init_task(struct iscsi_task *task);
+void isi_cleanup_task(struct iscsi_task *task);
+int isi_alloc_pdu(struct iscsi_task *task, u8 opcode);
+int isi_tx_init(void);
+void isi_tx_exit(void);
+
+/* teardown.c */
+extern struct workqueue_struct *isi_release_wq;
+void isi_conn_terminate(struct isi_conn *ic);
+void isi_conn_release(struct isi_conn *ic);
+void isi_release_work(struct work_struct *work);
+void isi_conn_stop(struct iscsi_cls_conn *cls_conn, int flag);
+void isi_remove_device(struct ib_device *ib_dev);
+
+/* login.c */
+int isi_conn_bind(struct iscsi_cls_session *cls_session,
+		  struct iscsi_cls_conn *cls_conn, u64 transport_eph,
+		  int is_leading);
+int isi_conn_start(struct iscsi_cls_conn *cls_conn);
+
+/* cm.c */
+struct iscsi_endpoint *isi_ep_connect(struct Scsi_Host *shost,
+				      struct sockaddr *dst,
+				      int non_blocking);
+int isi_ep_poll(struct iscsi_endpoint *ep, int timeout_ms);
+void isi_ep_disconnect(struct iscsi_endpoint *ep);
+int isi_get_ep_param(struct iscsi_endpoint *ep, enum iscsi_param param,
+		     char *buf);
 
 #endif /* ISI_H */

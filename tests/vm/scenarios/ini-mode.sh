@@ -10,7 +10,7 @@
 #               checking that out-of-range values are refused); the
 #               session must then transfer E KiB per command, and a fio job
 #               with E KiB blocks must verify.  E is derived as the
-#               initiator derives it (drivers/initiator/io.c,
+#               initiator derives it (drivers/initiator/mr.c,
 #               isi_io_pages(): N / 4 pages of 4 KiB, at most one page
 #               less than the device's max_fast_reg_page_list_len):
 #                 E = 4 * min(N / 4, FRPL - 1)
@@ -23,7 +23,7 @@
 # MaxBurstLength 131072, ImmediateData Yes, InitialR2T No; the TPG allows
 # InitialR2T=No and keeps its defaults otherwise (FirstBurstLength 65536,
 # MaxBurstLength 262144, TargetRecvDataSegmentLength 8192).  The receive
-# buffers in debugfs follow drivers/initiator/io.c, isi_rx_count() and
+# buffers in debugfs follow drivers/initiator/rx.c, isi_rx_count() and
 # isi_rx_ffp_post(): one per task plus 16 (min(cmds_max, 128) + 16;
 # ISI_CMDS_MAX, ISI_RX_EXTRA in drivers/initiator/isi.h) of 512 bytes each
 # (ISI_RX_SMALL), and one spill buffer for a message of the declared 131072

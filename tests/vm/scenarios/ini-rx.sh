@@ -2,7 +2,7 @@
 # shellcheck shell=bash
 #
 # A receive buffer for every response: our initiator posts one small
-# buffer per task plus 16 (drivers/initiator/io.c, isi_rx_count():
+# buffer per task plus 16 (drivers/initiator/rx.c, isi_rx_count():
 # min(cmds_max, 128) + 16 of 512 bytes, each followed by the shared spill
 # buffer), so with 64 commands in flight no response finds the receive queue
 # empty.  fio keeps 64 commands in flight: the crc32c verification must

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ib_iser: the connection list of the module, and the "fail once" path: a
+ * connection's failure (a failed completion, a CM event, the removal of
+ * its device) goes up to libiscsi once.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <rdma/ib_verbs.h>
+
+#include "isi.h"
+
+LIST_HEAD(isi_conn_list);
+/*
+ * protects isi_conn_list; taken before an isi_conn's lock, never while
+ * one is held
+ */
+DEFINE_MUTEX(isi_conn_mutex);
+
+/**
+ * isi_fail() - report a connection failure to libiscsi, once
+ * @ic: the connection
+ * @err: the reason given to iscsid
+ *
+ * Every receive flushed after a QP error would report it again, and
+ * libiscsi drops repeats only once the session has failed: a connection
+ * bound but not started (waiting for a HelloReply, or one whose start
+ * failed) turns each repeat into an event iscsid must read, and a hundred
+ * of them exhaust its receive contexts. So only the first report goes up;
+ * iscsid tears the whole connection down after it in any case.
+ */
+void isi_fail(struct isi_conn *ic, enum iscsi_err err)
+{
+	struct iscsi_conn *conn = READ_ONCE(ic->iconn);
+
+	if (conn && !test_and_set_bit(ISI_F_FAILED, &ic->flags))
+		iscsi_conn_failure(conn, err);
+}
+
+/**
+ * isi_wc_error() - a work request completed in error: log it, unless it
+ *	was flushed, and fail the connection (isi_fail())
+ * @ic: the connection
+ * @wc: the completion
+ * @what: what the work request was, for the log
+ */
+void isi_wc_error(struct isi_conn *ic, struct ib_wc *wc,
+		  const char *what)
+{
+	if (wc->status != IB_WC_WR_FLUSH_ERR)
+		pr_err_ratelimited("%s completion failed: %s (%d) vendor_err 0x%x\n",
+				   what, ib_wc_status_msg(wc->status),
+				   wc->status, wc->vendor_err);
+	isi_fail(ic, ISCSI_ERR_CONN_FAILED);
+}
+
+/**
+ * isi_cm_failed() - the connection ends: a CM event or device removal
+ * @ic: the connection, its lock held
+ * @err: why (not used)
+ *
+ * A connection that is up reports the failure to libiscsi (isi_fail()); a
+ * pending or up one becomes %ISI_TERMINATING; its waiters wake.
+ */
+void isi_cm_failed(struct isi_conn *ic, int err)
+{
+	if (ic->state == ISI_UP)
+		isi_fail(ic, ISCSI_ERR_CONN_FAILED);
+	if (ic->state == ISI_PENDING || ic->state == ISI_UP)
+		ic->state = ISI_TERMINATING;
+	wake_up_all(&ic->wq);
+}

@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ib_iser: the end of the login phase: the transport's bind_conn (an
+ * iSCSI connection onto its endpoint, with the MR pool) and start_conn
+ * (the full-feature receive buffers, the Hello, then libiscsi's full
+ * feature phase).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <scsi/scsi_host.h>
+
+#include "isi.h"
+
+/**
+ * isi_conn_bind() - the transport's bind_conn: an iSCSI connection onto
+ *	the connection of its endpoint
+ * @cls_session: the session
+ * @cls_conn: the iSCSI connection
+ * @transport_eph: the endpoint's handle
+ * @is_leading: the connection leads the session
+ *
+ * The connection must be up and not bound yet; it gets its MR pool here.
+ *
+ * Return: 0 or a negative errno.
+ */
+int isi_conn_bind(struct iscsi_cls_session *cls_session,
+		  struct iscsi_cls_conn *cls_conn, u64 transport_eph,
+		  int is_leading)
+{
+	struct iscsi_conn *conn = cls_conn->dd_data;
+	struct iscsi_endpoint *ep;
+	struct isi_conn *ic;
+	int ret;
+
+	ret = iscsi_conn_bind(cls_session, cls_conn, is_leading);
+	if (ret)
+		return ret;
+	ep = iscsi_lookup_endpoint(transport_eph);
+	if (!ep)
+		return -EINVAL;
+	ic = ep->dd_data;
+	if (!ic) {
+		ret = -EINVAL;
+		goto put_ep;
+	}
+	mutex_lock(&ic->lock);
+	if (ic->state != ISI_UP || ic->iconn) {
+		ret = -EINVAL;
+		goto unlock;
+	}
+	/*
+	 * One MR per SCSI task: libiscsi's management tasks (the other
+	 * ISCSI_MGMT_CMDS_MAX of cmds_max) carry no data to register, and a
+	 * SCSI task gives its MR back before its command completes
+	 * (cleanup_task), so no more are ever in use at once.
+	 */
+	ret = isi_fr_pool_init(ic, conn->session->scsi_cmds_max,
+			       conn->session->host->sg_tablesize + 1);
+	if (ret)
+		goto unlock;
+	conn->dd_data = ic;
+	WRITE_ONCE(ic->iconn, conn);
+unlock:
+	mutex_unlock(&ic->lock);
+put_ep:
+	iscsi_put_endpoint(ep);
+	return ret;
+}
+
+/**
+ * isi_conn_start() - the transport's start_conn
+ * @cls_conn: the iSCSI connection, at the end of its login
+ *
+ * The first start posts the full-feature receive buffers, exchanges the
+ * Hello if the connection sends one (isi_hello_wanted()) and records what
+ * the connection negotiated in debugfs; then libiscsi starts the full
+ * feature phase.
+ *
+ * Return: 0 or a negative errno.
+ */
+int isi_conn_start(struct iscsi_cls_conn *cls_conn)
+{
+	struct iscsi_conn *conn = cls_conn->dd_data;
+	struct isi_conn *ic = conn->dd_data;
+	bool first = false;
+	u32 data_max, nr;
+	int ret = 0;
+
+	if (!ic)
+		return -ENOTCONN;
+	mutex_lock(&ic->lock);
+	if (ic->state != ISI_UP) {
+		ret = -ENOTCONN;
+		goto unlock;
+	}
+	if (!ic->ffp) {
+		/* set_param refused more than ISI_RX_DATA_MAX */
+		data_max = clamp_t(u32, conn->max_recv_dlength,
+				   ISI_RX_DATA_MIN, ISI_RX_DATA_MAX);
+		nr = isi_rx_count(conn->session->cmds_max);
+		ret = isi_rx_ffp_post(ic, nr, data_max);
+		if (ret) {
+			pr_err_ratelimited("full-feature receives: %d\n", ret);
+			goto unlock;
+		}
+		ic->ffp = true;
+		first = true;
+	}
+unlock:
+	mutex_unlock(&ic->lock);
+	if (ret)
+		return ret;
+	if (first) {
+		if (isi_hello_wanted(ic)) {
+			ret = isi_hello_exchange(ic);
+			if (ret)
+				return ret;
+		}
+		isi_host_update(ic, conn, true);
+	}
+	return iscsi_conn_start(cls_conn);
+}
