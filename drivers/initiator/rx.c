@@ -167,31 +167,6 @@ static int isi_rsp_inv(struct isi_conn *ic, struct iscsi_conn *conn,
 	return 0;
 }
 
-/* What isdm_rx_parse() found wrong with a received PDU, for the log. */
-static const char *isi_rx_err(int err)
-{
-	switch (err) {
-	case -EMSGSIZE:
-		return "shorter than iSER header and BHS";
-	case -EPROTO:
-		return "not an iSCSI control-type iSER message";
-	case -EOPNOTSUPP:
-		return "opcode no target sends";
-	case -EPROTOTYPE:
-		return "PDU iSER never carries in a Send";
-	case -EPERM:
-		return "opcode not allowed in this phase";
-	case -E2BIG:
-		return "DataSegmentLength above our receive length";
-	case -EOVERFLOW:
-		return "DataSegmentLength beyond the bytes received";
-	case -EBADMSG:
-		return "bytes past the padded data segment";
-	default:
-		return "malformed";
-	}
-}
-
 /* One rate-limited line naming what is wrong with the PDU at @buf. */
 static void isi_log_bad_pdu(struct isi_conn *ic, const u8 *buf, u32 len,
 			    int err)
@@ -201,10 +176,10 @@ static void isi_log_bad_pdu(struct isi_conn *ic, const u8 *buf, u32 len,
 				   len, buf[0],
 				   buf[ic->base.mode.hdr_len] &
 				   ISDM_BHS_OPCODE_MASK,
-				   isi_rx_err(err), err);
+				   isdm_rx_strerror(err), err);
 	else
 		pr_err_ratelimited("bad PDU received (%u bytes): %s (%d)\n",
-				   len, isi_rx_err(err), err);
+				   len, isdm_rx_strerror(err), err);
 }
 
 /**
