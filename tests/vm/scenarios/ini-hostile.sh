@@ -49,7 +49,7 @@ cases=(
 	"op-login|$ffp|opcode 0x23\\): opcode not allowed in this phase"
 	"op-r2t|$ffp|opcode 0x31\\): PDU iSER never carries in a Send"
 	"op-datain|$ffp|opcode 0x25\\): PDU iSER never carries in a Send"
-	"op-unknown|$ffp|opcode 0x28\\): opcode no target sends"
+	"op-unknown|$ffp|opcode 0x28\\): opcode the peer never sends"
 	"iser-op|$ffp|iSER 0x40, opcode 0x21\\): not an iSCSI control-type iSER message"
 	"bigsend|$ffp|receive completion failed"
 	"hello-unasked|$ffp|bad PDU received \\(12 bytes\\): shorter than iSER header and BHS"
