@@ -77,10 +77,10 @@ static int ist_conns_show(struct seq_file *m, void *unused)
 				   atomic_read(&ic->rx_held));
 			seq_printf(m, "imm_in_place: %ld\n",
 				   atomic_long_read(&ic->imm_in_place));
-			seq_printf(m, "quiet_sends: %ld\n",
-				   atomic_long_read(&ic->quiet_sends));
-			seq_printf(m, "quiet_held: %u\n",
-				   ist_sends_quiet_held(ic));
+			seq_printf(m, "unsignaled_sends: %ld\n",
+				   atomic_long_read(&ic->unsignaled_sends));
+			seq_printf(m, "unsignaled_held: %u\n",
+				   ist_sends_unsignaled_held(ic));
 		}
 		mutex_unlock(&ic->lock);
 	}

@@ -249,15 +249,15 @@ struct ist_conn_view {
  * @send_list: the commands whose response Send (or Data-In with it) is
  *	posted and not yet known complete, in the order posted (under
  *	@send_lock; see ist_post_send())
- * @send_lock: protects @send_list, @quiet_run and @sends_quiesced; held
+ * @send_lock: protects @send_list, @unsignaled_run and @sends_quiesced; held
  *	across the post, so that @send_list is in send queue order; taken in
  *	process context only
  * @scsi_waiting: SCSI commands LIO accepted whose response is not posted
  *	yet (&struct ist_cmd @scsi_waiting; see ist_post_send())
  * @data_in_listed: Data-In Sends on @send_list (under @send_lock)
- * @quiet_run: unsignaled Sends posted since the last signaled one
+ * @unsignaled_run: unsignaled Sends posted since the last signaled one
  * @sends_quiesced: the connection is closing: every Send is signaled
- * @quiet_sends: Sends posted unsignaled, since the connection started
+ * @unsignaled_sends: Sends posted unsignaled, since the connection started
  */
 struct ist_conn {
 	struct isdm_conn	base;
@@ -311,12 +311,12 @@ struct ist_conn {
 	atomic_t		rx_held;
 	atomic_long_t		imm_in_place;
 	struct list_head	send_list;
-	spinlock_t		send_lock;	/* @send_list, @quiet_run */
+	spinlock_t		send_lock;	/* @send_list, @unsignaled_run */
 	atomic_t		scsi_waiting;
 	u32			data_in_listed;
-	u32			quiet_run;
+	u32			unsignaled_run;
 	bool			sends_quiesced;
-	atomic_long_t		quiet_sends;
+	atomic_long_t		unsignaled_sends;
 };
 
 /**
@@ -355,7 +355,7 @@ struct ist_conn {
  * @send_listed: @send_entry is on the list (under @send_lock; a command
  *	LIO allocated itself starts zeroed, so this is the test, not the
  *	list head)
- * @send_quiet: its Send was posted unsignaled: no completion of its own
+ * @send_unsignaled: its Send was posted unsignaled: no completion of its own
  *	comes unless it fails, and the completion of a later Send on the
  *	connection completes it (ist_send_reap())
  * @scsi_waiting: a SCSI command counted in the connection's
@@ -386,7 +386,7 @@ struct ist_cmd {
 	u32			text_cont_len;
 	struct list_head	send_entry;
 	bool			send_listed;
-	bool			send_quiet;
+	bool			send_unsignaled;
 	bool			scsi_waiting;
 	bool			send_data_in;
 };
@@ -451,8 +451,8 @@ void ist_unmap_pdu(struct ist_cmd *icmd);
 int ist_send(struct ist_cmd *icmd, const void *bhs,
 	     const struct isdm_stags *adv, void *data, u32 len);
 void ist_sends_quiesce(struct ist_conn *ic);
-void ist_sends_reap_quiet(struct ist_conn *ic);
-u32 ist_sends_quiet_held(struct ist_conn *ic);
+void ist_sends_reap_unsignaled(struct ist_conn *ic);
+u32 ist_sends_unsignaled_held(struct ist_conn *ic);
 
 /* rdma.c */
 void ist_rdma_retry_work(struct work_struct *work);

@@ -118,7 +118,7 @@ void ist_wait_conn(struct iscsit_conn *conn)
 	 */
 	ist_sends_quiesce(ic);
 	isdm_queues_drain(&ic->base.q);
-	ist_sends_reap_quiet(ic);
+	ist_sends_reap_unsignaled(ic);
 	ist_rdma_wait_stop(ic);
 	ist_put_unsol_pending_cmds(conn);
 	ist_put_orphan_rejects(conn);

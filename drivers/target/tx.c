@@ -98,9 +98,9 @@ int ist_build_send(struct ist_cmd *icmd, const void *bhs,
  * therefore posted under @ic->send_lock and listed on @ic->send_list in
  * the order posted. A SCSI Response whose command holds nothing of the
  * send queue's but its ring slot (no RDMA work requests: a WRITE, or a
- * command without data) is posted unsignaled ("quiet"), except every
+ * command without data) is posted unsignaled, except every
  * signal_every-th in a row: that saves a completion, and with it a run of
- * the CQ's work item, on most commands. The quiet command keeps its LIO
+ * the CQ's work item, on most commands. The unsignaled command keeps its LIO
  * tag, and with it the ring slot its Send reads, until a later Send of the
  * connection completes (ist_send_reap()); so at most signal_every - 1
  * commands wait like this on a connection, well within LIO's tag pool
@@ -112,13 +112,13 @@ int ist_build_send(struct ist_cmd *icmd, const void *bhs,
  * the status was queued, and no abort or LUN reset waits for a command
  * that completed (CMD_T_COMPLETE).
  *
- * A quiet Send that fails still completes, with its error: a work request
+ * A unsignaled Send that fails still completes, with its error: a work request
  * flushed from a queue pair in error always does. One that went out with
  * no later Send behind it completes at the teardown: ist_wait_conn() makes
  * every later Send signaled (ist_sends_quiesce()), drains the queue pair
- * and then completes what is still listed (ist_sends_reap_quiet()).
+ * and then completes what is still listed (ist_sends_reap_unsignaled()).
  *
- * Never quiet: Data-In, whose RDMA Writes hold send queue room
+ * Never unsignaled: Data-In, whose RDMA Writes hold send queue room
  * (@ic->rdma_avail) that a waiting command may need, with perhaps no
  * later Send to give it back; and every control response, whose
  * completion runs LIO's post handlers.
@@ -174,7 +174,7 @@ int ist_post_send(struct ist_cmd *icmd, bool data_in)
 {
 	struct ist_conn *ic = icmd->conn;
 	struct iscsit_cmd *cmd = icmd->cmd;
-	bool quiet = false, now, answered;
+	bool unsignaled = false, now, answered;
 	int ret;
 
 	spin_lock(&ic->send_lock);
@@ -187,14 +187,14 @@ int ist_post_send(struct ist_cmd *icmd, bool data_in)
 	}
 	if (!data_in && cmd->iscsi_opcode == ISCSI_OP_SCSI_CMD &&
 	    !icmd->rdma_held && !ic->sends_quiesced &&
-	    ++ic->quiet_run < READ_ONCE(signal_every)) {
-		quiet = true;
+	    ++ic->unsignaled_run < READ_ONCE(signal_every)) {
+		unsignaled = true;
 		icmd->tx.wr.send_flags &= ~IB_SEND_SIGNALED;
 		ist_unlink_cmd(ic->conn, cmd);
 	} else {
-		ic->quiet_run = 0;
+		ic->unsignaled_run = 0;
 	}
-	icmd->send_quiet = quiet;
+	icmd->send_unsignaled = unsignaled;
 	icmd->send_listed = true;
 	icmd->send_data_in = data_in;
 	list_add_tail(&icmd->send_entry, &ic->send_list);
@@ -213,18 +213,18 @@ int ist_post_send(struct ist_cmd *icmd, bool data_in)
 	if (ret) {
 		list_del(&icmd->send_entry);
 		icmd->send_listed = false;
-		icmd->send_quiet = false;
+		icmd->send_unsignaled = false;
 		ic->data_in_listed -= data_in;
 		if (answered) {
 			icmd->scsi_waiting = true;
 			atomic_inc(&ic->scsi_waiting);
 		}
-		if (quiet) {
-			ic->quiet_run--;
+		if (unsignaled) {
+			ic->unsignaled_run--;
 			ist_relink_cmd(ic->conn, cmd);
 		}
-	} else if (quiet) {
-		atomic_long_inc(&ic->quiet_sends);
+	} else if (unsignaled) {
+		atomic_long_inc(&ic->unsignaled_sends);
 	}
 	spin_unlock(&ic->send_lock);
 	if (now)
@@ -235,10 +235,10 @@ int ist_post_send(struct ist_cmd *icmd, bool data_in)
 static void ist_send_complete(struct ist_cmd *icmd, const struct ib_wc *wc);
 
 /*
- * Complete the quiet Sends listed ahead of @upto, whose completion is
+ * Complete the unsignaled Sends listed ahead of @upto, whose completion is
  * running: they went out before it. With @upto NULL (the teardown, after
- * the drain), every quiet Send still listed. A signaled Send is never
- * completed here: its own completion comes, and so does a quiet one's
+ * the drain), every unsignaled Send still listed. A signaled Send is never
+ * completed here: its own completion comes, and so does an unsignaled one's
  * that failed, before that of any Send posted after it.
  */
 static void ist_send_reap(struct ist_conn *ic, struct ist_cmd *upto)
@@ -258,7 +258,7 @@ static void ist_send_reap(struct ist_conn *ic, struct ist_cmd *upto)
 			ic->data_in_listed -= icmd->send_data_in;
 			break;
 		}
-		if (icmd->send_quiet) {
+		if (icmd->send_unsignaled) {
 			list_move_tail(&icmd->send_entry, &done);
 			icmd->send_listed = false;
 		}
@@ -275,7 +275,7 @@ static void ist_send_reap(struct ist_conn *ic, struct ist_cmd *upto)
  * ist_sends_quiesce() - post every later Send of @ic signaled
  * @ic: the connection, closing
  *
- * Called before the drain that ist_sends_reap_quiet() follows.
+ * Called before the drain that ist_sends_reap_unsignaled() follows.
  */
 void ist_sends_quiesce(struct ist_conn *ic)
 {
@@ -285,33 +285,33 @@ void ist_sends_quiesce(struct ist_conn *ic)
 }
 
 /**
- * ist_sends_quiet_held() - how many commands of quiet Sends wait for a
+ * ist_sends_unsignaled_held() - how many commands of unsignaled Sends wait for a
  *	later completion
  * @ic: the connection
  *
  * For the debugfs view. Context: any; does not sleep.
  * Return: the count.
  */
-u32 ist_sends_quiet_held(struct ist_conn *ic)
+u32 ist_sends_unsignaled_held(struct ist_conn *ic)
 {
 	struct ist_cmd *icmd;
 	u32 n = 0;
 
 	spin_lock(&ic->send_lock);
 	list_for_each_entry(icmd, &ic->send_list, send_entry)
-		n += icmd->send_quiet;
+		n += icmd->send_unsignaled;
 	spin_unlock(&ic->send_lock);
 	return n;
 }
 
 /**
- * ist_sends_reap_quiet() - complete the commands of quiet Sends that went
+ * ist_sends_reap_unsignaled() - complete the commands of unsignaled Sends that went
  *	out with no later completion
  * @ic: the connection, quiesced and drained
  *
  * Context: process context.
  */
-void ist_sends_reap_quiet(struct ist_conn *ic)
+void ist_sends_reap_unsignaled(struct ist_conn *ic)
 {
 	ist_send_reap(ic, NULL);
 }
@@ -371,7 +371,7 @@ static void ist_control_comp(struct work_struct *work)
 
 /*
  * The Send of @icmd completed: with its completion @wc, or, @wc NULL, a
- * quiet Send that a later completion or the teardown showed to have gone
+ * unsignaled Send that a later completion or the teardown showed to have gone
  * out (ist_send_reap()).
  */
 static void ist_send_complete(struct ist_cmd *icmd, const struct ib_wc *wc)

@@ -957,16 +957,16 @@ vm_ist_rx_back() { [ "$(vm_ist_sum rx_held)" = 0 ]; }
 # our target shows no normal session any more (its teardown finished)
 vm_ist_no_session() { [ -z "$(vm_ist_sum rx_held)" ]; }
 
-# vm_ist_quiet_check DEV: with our target in this guest, SCSI Responses
-# went out unsignaled (quiet_sends); signal_every refuses values outside
+# vm_ist_unsignaled_check DEV: with our target in this guest, SCSI Responses
+# went out unsignaled (unsignaled_sends); signal_every refuses values outside
 # 1..16; with 1, a verified run posts no Send unsignaled; back at 16,
 # single WRITEs go out until a command of an unsignaled Send waits for a
-# later completion (quiet_held), for the logout's teardown to complete
+# later completion (unsignaled_held), for the logout's teardown to complete
 # (the caller checks that the connection goes: vm_ist_no_session)
-vm_ist_quiet_check() {
+vm_ist_unsignaled_check() {
 	local dev=$1 p=/sys/module/ib_isert/parameters/signal_every
 	local q0 q1 i v
-	q0=$(vm_ist_sum quiet_sends)
+	q0=$(vm_ist_sum unsignaled_sends)
 	[ -n "$q0" ] || return 0
 	[ "$q0" -gt 0 ] || vm_fail "our target sent no SCSI Response unsignaled"
 	for v in 0 17 -1 x ""; do
@@ -983,18 +983,18 @@ vm_ist_quiet_check() {
 		iodepth=16
 		size=4M
 	EOF
-	q1=$(vm_ist_sum quiet_sends)
+	q1=$(vm_ist_sum unsignaled_sends)
 	[ "$q1" = "$q0" ] ||
 		vm_fail "with signal_every 1 our target still sent $((q1 - q0)) Responses unsignaled"
 	vm_module_params ib_isert.signal_every=16
 	for i in $(seq 0 16); do
-		[ "$(vm_ist_sum quiet_held)" -gt 0 ] && break
+		[ "$(vm_ist_sum unsignaled_held)" -gt 0 ] && break
 		dd if=/dev/urandom of="$dev" bs=4k count=1 seek=$((4096 + i)) \
 			oflag=direct status=none || vm_fail "a single 4 KiB WRITE failed"
 	done
-	[ "$(vm_ist_sum quiet_held)" -gt 0 ] ||
+	[ "$(vm_ist_sum unsignaled_held)" -gt 0 ] ||
 		vm_fail "no command of an unsignaled Send waits after 17 single WRITEs"
-	vm_log "our target: $q1 Responses unsignaled, $(vm_ist_sum quiet_held) commands waiting for a later completion at the logout"
+	vm_log "our target: $q1 Responses unsignaled, $(vm_ist_sum unsignaled_held) commands waiting for a later completion at the logout"
 }
 
 # vm_ist_rx_check: with our target in this guest, every receive buffer a

@@ -14,11 +14,11 @@
 #             (brd warns of an unaligned bio vector: the kernel-log gate)
 # With our target in the guest, also: it used some WRITE's immediate data
 # in place (debugfs imm_in_place above 0), every receive buffer a WRITE
-# held is back after the I/O, and vm_ist_quiet_check (guest/lib.sh): some
-# SCSI Responses went out unsignaled (quiet_sends), ib_isert.signal_every
+# held is back after the I/O, and vm_ist_unsignaled_check (guest/lib.sh): some
+# SCSI Responses went out unsignaled (unsignaled_sends), ib_isert.signal_every
 # refuses 0, 17, -1, x and an empty value, with 1 a verified job sends none
 # unsignaled, back at 16 single WRITEs go out until a command of an
-# unsignaled Send waits for a later completion (quiet_held); after the
+# unsignaled Send waits for a later completion (unsignaled_held); after the
 # logout our target must drop the session within 30 s (its teardown
 # completes those commands).
 
@@ -108,7 +108,7 @@ fi
 ipl=$(vm_ist_sum imm_in_place)
 [ -z "$ipl" ] || [ "$ipl" -gt 0 ] ||
 	vm_fail "our target used no WRITE's immediate data in place"
-vm_ist_quiet_check "$dev"
+vm_ist_unsignaled_check "$dev"
 vm_logout_check "$dev"
 # the teardown completes the commands whose unsignaled Sends had no later
 # completion; LIO's close would wait for them for ever
