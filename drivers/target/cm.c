@@ -113,7 +113,7 @@ static int ist_connect_request(struct rdma_cm_id *cm_id,
 	complete_all(&ic->login_tx_done);
 	INIT_DELAYED_WORK(&ic->prelogin_work, ist_prelogin_timeout);
 	INIT_WORK(&ic->release_work, ist_release_work);
-	INIT_WORK(&ic->free_work, ist_free_work);
+	INIT_WORK(&ic->free_work, ist_conn_destroy_work);
 	INIT_LIST_HEAD(&ic->rdma_wait);
 	spin_lock_init(&ic->rdma_wait_lock);
 	INIT_DELAYED_WORK(&ic->rdma_retry_work, ist_rdma_retry_work);
@@ -200,7 +200,7 @@ static int ist_connect_request(struct rdma_cm_id *cm_id,
 	return 0;
 
 free:
-	ist_conn_free(ic);	/* destroys the queues too */
+	ist_conn_free_unaccepted(ic);	/* destroys the queues too */
 reject:
 	rdma_reject(cm_id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
 	/*
@@ -333,7 +333,7 @@ static void ist_relisten_work(struct work_struct *work)
  * Listening ids and connection ids share this handler (a new connection's
  * id inherits the listener's); the tag the context points to says which
  * one an event is for. A connection's id keeps getting events until
- * ist_free_work() destroys it, whatever happened to its QP.
+ * ist_conn_destroy_work() destroys it, whatever happened to its QP.
  */
 static int ist_cma_handler(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
 {
@@ -404,7 +404,7 @@ int ist_accept_np(struct iscsi_np *np, struct iscsit_conn *conn)
 		if (ic) {
 			/* off the list and BOUND in one step */
 			list_del_init(&ic->np_entry);
-			/* LIO's reference, dropped in ist_free_conn() */
+			/* LIO's reference, dropped in ist_lio_free_conn() */
 			ist_conn_get(ic);
 			mutex_lock(&ic->lock);
 			ic->conn = conn;

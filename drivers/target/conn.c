@@ -16,7 +16,7 @@
  * source address (the oldest is evicted when a bound is reached).
  *
  * References: one for the CM side, dropped by the release work; one for
- * LIO, taken in ist_accept_np() and dropped in ist_free_conn(); one for
+ * LIO, taken in ist_accept_np() and dropped in ist_lio_free_conn(); one for
  * the pre-login timer while it is queued or runs. The last put only queues
  * the free work, which destroys the rdma_cm id, then the QP, then the
  * buffers: no release ever runs in a CM handler, the connection's own or
@@ -27,7 +27,7 @@
  * Teardown is always: rdma_disconnect(), drain the QP, release in a work
  * item. Before LIO owns a connection the driver tears it down itself (the
  * release work disconnects); once LIO owns it, the driver asks LIO for a
- * reinstatement and LIO calls ist_wait_conn() and ist_free_conn().
+ * reinstatement and LIO calls ist_wait_conn() and ist_lio_free_conn().
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -93,11 +93,11 @@ static void ist_conn_destroy_bufs(struct ist_conn *ic)
 }
 
 /**
- * ist_conn_free() - free a connection whose rdma_cm id rdma_cm destroys
+ * ist_conn_free_unaccepted() - free a connection whose rdma_cm id rdma_cm destroys
  *	(CONNECT_REQUEST)
  * @ic: the connection, never accepted
  */
-void ist_conn_free(struct ist_conn *ic)
+void ist_conn_free_unaccepted(struct ist_conn *ic)
 {
 	ist_conn_destroy_bufs(ic);
 	isdm_device_put(ic->base.dev);
@@ -120,10 +120,10 @@ static void ist_conn_release(struct kref *ref)
 }
 
 /**
- * ist_free_work() - destroy the rdma_cm id, then the QP, then the rest
+ * ist_conn_destroy_work() - destroy the rdma_cm id, then the QP, then the rest
  * @work: the connection's @free_work, queued by the last put
  */
-void ist_free_work(struct work_struct *work)
+void ist_conn_destroy_work(struct work_struct *work)
 {
 	struct ist_conn *ic = container_of(work, struct ist_conn, free_work);
 

@@ -403,8 +403,8 @@ extern struct mutex ist_conn_list_mutex;
 void ist_np_put(struct ist_np *isnp);
 void ist_conn_get(struct ist_conn *ic);
 void ist_conn_put(struct ist_conn *ic);
-void ist_conn_free(struct ist_conn *ic);
-void ist_free_work(struct work_struct *work);
+void ist_conn_free_unaccepted(struct ist_conn *ic);
+void ist_conn_destroy_work(struct work_struct *work);
 void ist_release_work(struct work_struct *work);
 void ist_prelogin_arm(struct ist_conn *ic);
 void ist_prelogin_cancel(struct ist_conn *ic);
@@ -496,7 +496,7 @@ void ist_free_np(struct iscsi_np *np);
 extern atomic_t ist_erl0_closes;
 extern atomic_t ist_t2r_skipped;
 void ist_wait_conn(struct iscsit_conn *conn);
-void ist_free_conn(struct iscsit_conn *conn);
+void ist_lio_free_conn(struct iscsit_conn *conn);
 
 /* debugfs.c */
 void ist_debugfs_init(void);

@@ -150,7 +150,7 @@ void ist_wait_conn(struct iscsit_conn *conn)
 	queue_work(ist_wq, &ic->release_work);
 }
 
-void ist_free_conn(struct iscsit_conn *conn)
+void ist_lio_free_conn(struct iscsit_conn *conn)
 {
 	struct ist_conn *ic = conn->context;
 
