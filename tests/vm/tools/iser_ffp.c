@@ -2422,7 +2422,7 @@ int main(int argc, char **argv)
 	char big[128] = "";
 	char reject[16] = "none", status[16] = "none", text[32] = "none";
 	enum mode mode = NOP;
-	int opt, nop_in = 0;
+	int opt, nop_in = 0, count_given = 0, wait_given = 0;
 	unsigned int i;
 
 	while ((opt = getopt(argc, argv, "m:n:i:s:N:F:vRT:W:")) != -1) {
@@ -2438,6 +2438,7 @@ int main(int argc, char **argv)
 			continue;
 		case 'W':
 			big_wait_sec = atoi(optarg);
+			wait_given = 1;
 			if (big_wait_sec < 1)
 				big_wait_sec = BIG_WAIT;
 			continue;
@@ -2446,6 +2447,7 @@ int main(int argc, char **argv)
 			continue;
 		case 'N':
 			count = strtoul(optarg, NULL, 0);
+			count_given = 1;
 			continue;
 		case 'F':
 			first_pdu = strtoul(optarg, NULL, 0);
@@ -2519,8 +2521,8 @@ int main(int argc, char **argv)
 	else if (mode == BADTTT)
 		bad_ttt();
 	else if (mode == NOREPOST)
-		no_repost(count == 10000 ? 200 : count,
-			  big_wait_sec == BIG_WAIT ? 30 : big_wait_sec);
+		no_repost(count_given ? count : 200,
+			  wait_given ? big_wait_sec : 30);
 	else if (mode == DUPITT || mode == DUPITTW)
 		dup_itt(mode);
 	else if (mode != NOP)
