@@ -119,6 +119,7 @@ static int ist_connect_request(struct rdma_cm_id *cm_id,
 	INIT_DELAYED_WORK(&ic->rdma_retry_work, ist_rdma_retry_work);
 	INIT_LIST_HEAD(&ic->send_list);
 	spin_lock_init(&ic->send_lock);
+	spin_lock_init(&ic->itt_lock);
 	ic->login_tx.hdr = ic->login_hdr;
 	ic->hello_tx.hdr = (u8 *)&ic->hello_reply;
 

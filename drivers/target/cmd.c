@@ -7,6 +7,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/hash.h>
 #include <target/iscsi/iscsi_target_core.h>
 #include <target/target_core_fabric.h>
 
@@ -81,10 +82,15 @@ struct iscsit_cmd *ist_alloc_cmd(struct ist_conn *ic)
 	return cmd;
 }
 
+static struct hlist_head *ist_itt_bucket(struct ist_conn *ic, itt_t itt)
+{
+	return &ic->itt_hash[hash_32((__force u32)itt, IST_ITT_HASH_BITS)];
+}
+
 /**
- * ist_itt_waiting() - whether a SCSI command of @conn with @itt waits for
+ * ist_itt_waiting() - whether a SCSI command of @ic with @itt waits for
  *	its response
- * @conn: the connection
+ * @ic: the connection
  * @itt: an Initiator Task Tag, as received
  *
  * RFC 7143 11.2.1.8 makes the ITT unique in the session while its task
@@ -92,25 +98,44 @@ struct iscsit_cmd *ist_alloc_cmd(struct ist_conn *ic)
  * whose response is posted no longer counts: the initiator may have it
  * already and use its tag again.
  *
- * Context: process context (takes @conn->cmd_lock with bottom halves off).
- * Return: true when such a command is on @conn's list.
+ * Context: any but hard interrupt (takes @ic->itt_lock with bottom halves
+ * off).
+ * Return: true when such a command is in @ic's @itt_hash.
  */
-bool ist_itt_waiting(struct iscsit_conn *conn, itt_t itt)
+bool ist_itt_waiting(struct ist_conn *ic, itt_t itt)
 {
-	struct iscsit_cmd *cmd;
+	struct ist_cmd *icmd;
 	bool found = false;
 
-	spin_lock_bh(&conn->cmd_lock);
-	list_for_each_entry(cmd, &conn->conn_cmd_list, i_conn_node) {
-		if (cmd->init_task_tag == itt &&
-		    cmd->iscsi_opcode == ISCSI_OP_SCSI_CMD &&
-		    READ_ONCE(((struct ist_cmd *)iscsit_priv_cmd(cmd))->scsi_waiting)) {
+	spin_lock_bh(&ic->itt_lock);
+	hlist_for_each_entry(icmd, ist_itt_bucket(ic, itt), itt_node) {
+		if (icmd->cmd->init_task_tag == itt) {
 			found = true;
 			break;
 		}
 	}
-	spin_unlock_bh(&conn->cmd_lock);
+	spin_unlock_bh(&ic->itt_lock);
 	return found;
+}
+
+/**
+ * ist_scsi_wait() - count a SCSI command as waiting for its response
+ * @icmd: the command, LIO's setup done (its ITT is set)
+ *
+ * Context: any but hard interrupt.
+ */
+void ist_scsi_wait(struct ist_cmd *icmd)
+{
+	struct ist_conn *ic = icmd->conn;
+
+	spin_lock_bh(&ic->itt_lock);
+	if (!icmd->scsi_waiting) {
+		icmd->scsi_waiting = true;
+		atomic_inc(&ic->scsi_waiting);
+		hlist_add_head(&icmd->itt_node,
+			       ist_itt_bucket(ic, icmd->cmd->init_task_tag));
+	}
+	spin_unlock_bh(&ic->itt_lock);
 }
 
 /**
@@ -143,21 +168,32 @@ void ist_rx_give_back(struct ist_cmd *icmd)
 
 /**
  * ist_scsi_answered() - take a SCSI command off its connection's
- *	@scsi_waiting count
+ *	@scsi_waiting count and @itt_hash
  * @icmd: the command
  *
  * A SCSI command the connection received no longer waits for its
  * response: it is being sent, or the command ended without one.
  *
+ * Context: any but hard interrupt.
  * Return: true when this call took it off the count (once per command).
  */
 bool ist_scsi_answered(struct ist_cmd *icmd)
 {
-	if (!icmd->scsi_waiting)
+	struct ist_conn *ic = icmd->conn;
+	bool was;
+
+	/* a command LIO allocated itself has no connection and never waits */
+	if (!READ_ONCE(icmd->scsi_waiting))
 		return false;
-	icmd->scsi_waiting = false;
-	atomic_dec(&icmd->conn->scsi_waiting);
-	return true;
+	spin_lock_bh(&ic->itt_lock);
+	was = icmd->scsi_waiting;
+	if (was) {
+		icmd->scsi_waiting = false;
+		atomic_dec(&ic->scsi_waiting);
+		hlist_del_init(&icmd->itt_node);
+	}
+	spin_unlock_bh(&ic->itt_lock);
+	return was;
 }
 
 /**

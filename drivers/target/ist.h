@@ -70,6 +70,8 @@
 #define IST_DISCOVERY_RX	8
 /* Sends beyond one per receive: NOP-In pings, async events, HelloReply */
 #define IST_EXTRA_SENDS		16
+/* buckets of the waiting SCSI commands by ITT: a few per bucket at QD128 */
+#define IST_ITT_HASH_BITS	6
 /* commands with RDMA Reads or Writes in flight the send queue is sized for */
 #define IST_MAX_RDMA_CMDS	256
 /*
@@ -254,6 +256,9 @@ struct ist_conn_view {
  *	process context only
  * @scsi_waiting: SCSI commands LIO accepted whose response is not posted
  *	yet (&struct ist_cmd @scsi_waiting; see ist_post_send())
+ * @itt_lock: protects @itt_hash and the commands' @scsi_waiting; taken
+ *	with bottom halves off
+ * @itt_hash: the same commands by ITT (ist_itt_waiting())
  * @data_in_listed: Data-In Sends on @send_list (under @send_lock)
  * @unsignaled_run: unsignaled Sends posted since the last signaled one
  * @sends_quiesced: the connection is closing: every Send is signaled
@@ -313,6 +318,8 @@ struct ist_conn {
 	struct list_head	send_list;
 	spinlock_t		send_lock;	/* @send_list, @unsignaled_run */
 	atomic_t		scsi_waiting;
+	spinlock_t		itt_lock;	/* @itt_hash, cmd @scsi_waiting */
+	struct hlist_head	itt_hash[1 << IST_ITT_HASH_BITS];
 	u32			data_in_listed;
 	u32			unsignaled_run;
 	bool			sends_quiesced;
@@ -359,7 +366,9 @@ struct ist_conn {
  *	comes unless it fails, and the completion of a later Send on the
  *	connection completes it (ist_send_reap())
  * @scsi_waiting: a SCSI command counted in the connection's
- *	@scsi_waiting: received, its response not posted yet
+ *	@scsi_waiting and hashed in its @itt_hash: received, its response
+ *	not posted yet (under the connection's @itt_lock)
+ * @itt_node: in the connection's @itt_hash while @scsi_waiting
  * @send_data_in: its Send went behind the RDMA Writes of Data-In (counted
  *	in the connection's @data_in_listed while listed)
  */
@@ -388,6 +397,7 @@ struct ist_cmd {
 	bool			send_listed;
 	bool			send_unsignaled;
 	bool			scsi_waiting;
+	struct hlist_node	itt_node;
 	bool			send_data_in;
 };
 
@@ -432,7 +442,8 @@ struct ist_cmd *ist_cmd_of(struct ib_cqe *cqe);
 struct ist_cmd *ist_cmd_bind(struct iscsit_conn *conn,
 			     struct iscsit_cmd *cmd);
 struct iscsit_cmd *ist_alloc_cmd(struct ist_conn *ic);
-bool ist_itt_waiting(struct iscsit_conn *conn, itt_t itt);
+bool ist_itt_waiting(struct ist_conn *ic, itt_t itt);
+void ist_scsi_wait(struct ist_cmd *icmd);
 void ist_rx_give_back(struct ist_cmd *icmd);
 bool ist_scsi_answered(struct ist_cmd *icmd);
 void ist_unlink_cmd(struct iscsit_conn *conn, struct iscsit_cmd *cmd);

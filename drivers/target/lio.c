@@ -193,7 +193,11 @@ void ist_aborted_task(struct iscsit_conn *conn, struct iscsit_cmd *cmd)
  */
 void ist_unmap_cmd(struct iscsit_conn *conn, struct iscsit_cmd *cmd)
 {
-	ist_rx_give_back(iscsit_priv_cmd(cmd));
+	struct ist_cmd *icmd = iscsit_priv_cmd(cmd);
+
+	ist_rx_give_back(icmd);
+	/* not in the ITT hash once freed, answered or not */
+	ist_scsi_answered(icmd);
 }
 
 enum target_prot_op ist_get_sup_prot_ops(struct iscsit_conn *conn)

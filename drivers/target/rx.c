@@ -69,7 +69,7 @@ static int ist_handle_scsi_cmd(struct ist_conn *ic, struct isdm_rx_desc *rx,
 		return rc;
 	}
 
-	if (ist_itt_waiting(conn, hdr->itt)) {
+	if (ist_itt_waiting(ic, hdr->itt)) {
 		pr_err_ratelimited("connection from %pISpc: SCSI command with ITT 0x%08x, the tag of a command still waiting for its response; closing\n",
 				   &ic->src, be32_to_cpu((__force __be32)hdr->itt));
 		return -EPROTO;
@@ -83,8 +83,7 @@ static int ist_handle_scsi_cmd(struct ist_conn *ic, struct isdm_rx_desc *rx,
 	rc = iscsit_setup_scsi_cmd(conn, cmd, bhs);
 	if (rc < 0)
 		return 0;	/* LIO rejected it and owns the command */
-	icmd->scsi_waiting = true;
-	atomic_inc(&ic->scsi_waiting);
+	ist_scsi_wait(icmd);
 
 	/*
 	 * LIO set first_burst_len to the data segment's length and fixed

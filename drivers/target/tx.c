@@ -215,10 +215,8 @@ int ist_post_send(struct ist_cmd *icmd, bool data_in)
 		icmd->send_listed = false;
 		icmd->send_unsignaled = false;
 		ic->data_in_listed -= data_in;
-		if (answered) {
-			icmd->scsi_waiting = true;
-			atomic_inc(&ic->scsi_waiting);
-		}
+		if (answered)
+			ist_scsi_wait(icmd);
 		if (unsignaled) {
 			ic->unsignaled_run--;
 			ist_relink_cmd(ic->conn, cmd);
