@@ -1,0 +1,143 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Device removal meeting connections that are half set up, on both sides
+# (our initiator and our target in one guest, both on rxe0):
+#  1. Initiator: an endpoint whose address resolution binds its rdma_cm id
+#     to rxe0 after the removal began, held by nobody (an iscsid that died
+#     never sends ep_disconnect; tests/vm/tools/iscsi_ep opens the
+#     endpoint and exits). The removal is kept waiting by a READ that sits
+#     in a suspended dm device behind LUN 1 (LIO's connection close waits
+#     for it), the endpoint is opened meanwhile and must log "connection
+#     setup failed at address resolved: -19", then the dm device resumes:
+#     "rdma link delete" must return within 60 s. rdma_cm's own removal
+#     waits for every id on the device to be destroyed, so the initiator
+#     destroys such an id itself, without a device reference to give back.
+#  2. Target: ROUNDS removals, each while iser_peer opens 64 silent
+#     connections, so that the listener's CONNECT_REQUEST handler is busy
+#     setting connections up when the removal starts. The pre-login timer
+#     is raised to 60 s: a connection the removal missed would hold the
+#     device until then. Every "rdma link delete" must return within 30 s;
+#     the rounds log how many connections were closed as "device removed
+#     during accept" (caught at the end of the CONNECT_REQUEST handler).
+# Then the device is back, the portal listens, and a login with verified
+# I/O works.
+
+ep_tool=$VM_REPO/build/vm/tools/iscsi_ep
+peer=$VM_REPO/build/vm/tools/iser_peer
+for t in "$ep_tool" "$peer"; do
+	[ -x "$t" ] || vm_fail "$t is missing (built by 'make vm-tools')"
+done
+rounds=${DEVREMOVE_ROUNDS:-8}
+np=$VM_TGT_IP:$VM_ISER_PORT
+par=/sys/module/ib_isert/parameters
+
+# lun1_disk: the block device of LUN 1 of the session
+lun1_disk() {
+	local b
+	for b in /sys/class/iscsi_session/session*/device/target*/*:1/block/*; do
+		[ -e "$b" ] && echo "/dev/$(basename "$b")" && return 0
+	done
+	return 1
+}
+
+# delete_rxe0 SECONDS: start "rdma link delete rxe0" and wait for it up to
+# SECONDS; true when it returned in time. The command keeps running
+# otherwise ($del_pid).
+delete_rxe0() {
+	local i
+	rdma link delete rxe0 &
+	del_pid=$!
+	for ((i = 0; i < $1 * 10; i++)); do
+		kill -0 "$del_pid" 2>/dev/null || { wait "$del_pid"; return; }
+		sleep 0.1
+	done
+	return 1
+}
+
+add_rxe0() { # wait for the listener to come back, too
+	local relistened
+	relistened=$(vm_scen_dmesg | grep -c "ib_isert: portal $np: listening again on rxe0")
+	vm_must rdma link add rxe0 type rxe netdev veth0
+	vm_wait 10 vm_rxe_active || vm_fail "rxe0 not ACTIVE after it was added again"
+	vm_wait 30 sh -c "[ \$(dmesg | grep -c 'ib_isert: portal $np: listening again on rxe0') -gt $relistened ]" ||
+		vm_fail "the iSER portal did not listen again on rxe0"
+}
+
+vm_setup_node
+vm_node_set node.session.timeo.replacement_timeout 300
+vm_slow_lun 0
+trap vm_slow_lun_remove EXIT
+dev=$(vm_login_disk) || exit 1
+vm_wait 30 lun1_disk || vm_fail "LUN 1 did not appear"
+lun1=$(lun1_disk)
+
+# 1. an endpoint bound to the device during the removal, never disconnected
+vm_must dmsetup suspend --noudevsync isdm_slow
+dd if="$lun1" of=/dev/null bs=4k count=1 iflag=direct 2>/dev/null &
+dd_pid=$!
+sleep 2
+rdma link delete rxe0 &
+del_pid=$!
+vm_wait 30 sh -c "dmesg | grep -q 'iser_dm: rxe0 removed: .*waiting'" ||
+	vm_fail "the device removal did not start waiting for its connections"
+ep=$("$ep_tool" connect iser "$VM_TGT_IP" "$VM_ISER_PORT") ||
+	vm_fail "iscsi_ep connect failed"
+vm_log "endpoint $ep opened during the removal"
+vm_wait 15 sh -c "dmesg | grep -q 'ib_iser: connection setup failed at address resolved: -19'" ||
+	vm_fail "the endpoint's id was not refused the device at address resolution"
+vm_must dmsetup resume --noudevsync isdm_slow
+returned=0
+for ((i = 0; i < 600; i++)); do
+	kill -0 "$del_pid" 2>/dev/null || { returned=1; break; }
+	sleep 0.1
+done
+"$ep_tool" disconnect iser "$ep" || vm_log "iscsi_ep disconnect $ep failed"
+if [ $returned = 0 ]; then
+	vm_wait 60 sh -c "! kill -0 $del_pid 2>/dev/null"
+	vm_fail "rdma link delete did not return while an endpoint bound during the removal was held (it returned after ep_disconnect)"
+fi
+wait "$del_pid" || vm_fail "rdma link delete rxe0 failed"
+vm_log "removal with a held endpoint returned; endpoint disconnected"
+add_rxe0
+vm_wait 60 sh -c "iscsiadm -m session -P 1 | grep -q 'iSCSI Session State: LOGGED_IN'" ||
+	vm_fail "session not logged in again after the removal"
+vm_wait 60 sh -c "! kill -0 $dd_pid 2>/dev/null" ||
+	vm_fail "the READ held across the removal did not complete"
+wait "$dd_pid" || vm_fail "the READ held across the removal failed"
+vm_logout_check "$dev"
+
+# 2. removals while the target sets up connections
+echo 60 >"$par/prelogin_timeout"
+echo 256 >"$par/max_prelogin_per_source"
+echo 256 >"$par/max_prelogin_per_portal"
+slow=0
+for ((r = 1; r <= rounds; r++)); do
+	"$peer" -n 64 -m silent -t 90 "$VM_TGT_IP" "$VM_ISER_PORT" >/dev/null 2>&1 &
+	peer_pid=$!
+	sleep "0.$((RANDOM % 5))"
+	t0=$(date +%s.%N)
+	if ! delete_rxe0 30; then
+		slow=$((slow + 1))
+		vm_log "round $r: rdma link delete still waits after 30 s"
+		vm_wait 120 sh -c "! kill -0 $del_pid 2>/dev/null"
+	fi
+	t1=$(date +%s.%N)
+	kill -KILL "$peer_pid" 2>/dev/null
+	wait "$peer_pid" 2>/dev/null
+	vm_log "round $r: removal took $(awk "BEGIN { printf \"%.1f\", $t1 - $t0 }") s"
+	add_rxe0
+done
+during=$(vm_scen_dmesg | grep -c 'before login: device removed during accept')
+removed=$(vm_scen_dmesg | grep -c 'before login: device removed$')
+vm_log "pre-login connections closed by the removals (rate-limited lines): $removed; caught at the end of accept: $during"
+[ "$slow" = 0 ] ||
+	vm_fail "$slow of $rounds removals waited more than 30 s for a connection set up while they began"
+
+echo 15 >"$par/prelogin_timeout"
+echo 8 >"$par/max_prelogin_per_source"
+echo 64 >"$par/max_prelogin_per_portal"
+dev=$(vm_login_disk) || exit 1
+printf '%s\n' '[after-races]' 'rw=randwrite' 'bs=8k' 'iodepth=8' 'size=4M' |
+	vm_fio "$dev" after-races || exit 1
+vm_logout_check "$dev"
