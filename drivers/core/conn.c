@@ -204,8 +204,8 @@ static void isdm_rx_desc_destroy(struct isdm_device *dev,
 /*
  * Bytes of chunk @c: the whole pages its buffers take. Every chunk but the
  * last holds @r->per_chunk buffers; the last holds the rest, and taking
- * only their pages saves up to a chunk (145 buffers of 512 bytes took two
- * 64 KiB chunks; now 64 KiB and 12 KiB).
+ * only their pages saves up to a chunk (145 buffers of 512 bytes take
+ * 64 KiB and 12 KiB, not two 64 KiB chunks).
  */
 static u32 isdm_rx_chunk_bytes(const struct isdm_rx_ring *r, u32 c)
 {

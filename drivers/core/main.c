@@ -98,9 +98,9 @@ static struct dentry *isdm_dbg;
 
 /*
  * /sys/kernel/debug/iser_dm/rx_ring_bytes: the receive buffers of every
- * connection of both sides, in bytes of pages; 0 when no connection is up
- * (the stress scenarios compare it before and after login/logout cycles:
- * pages are neither slab nor seen by kmemleak).
+ * connection of both sides, in bytes of pages; 0 when no connection is up.
+ * The rings are whole pages, which neither the slab statistics nor
+ * kmemleak see, so this is the count that shows a ring that was not freed.
  */
 static int isdm_rx_bytes_show(struct seq_file *m, void *unused)
 {

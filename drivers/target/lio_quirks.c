@@ -9,6 +9,59 @@
  * for a CmdSN gap or parked in the stopped transmit thread's queues, and
  * Rejects only those queues hold. These complete or free them as LIO
  * would, and log what a close still waits for.
+ *
+ * Each work-around, the LIO code it compensates and the change to LIO
+ * that would make it unnecessary. "Kernels": 6.1 is checked against the
+ * Debian 6.1 source; for 6.12 nothing here is version-dependent (no
+ * compat.h test, no run-time check), the fields used exist in its
+ * headers, and the LIO paths are assumed unchanged: not checked against
+ * 6.12's source.
+ *
+ * ist_abort_task_attr()
+ *	compensates: target_handle_abort() (target_core_transport.c), which
+ *	completes an aborted command without transport_complete_task_attr()
+ *	kernels: 6.1 (source), 6.12 (unverified)
+ *	removed by: target_handle_abort() releasing the task attribute of a
+ *	command that holds one (SCF_TASK_ATTR_SET)
+ * ist_put_unsol_pending_cmds()
+ *	compensates: iscsit_close_connection() (iscsi_target.c), which
+ *	calls iscsit_wait_conn before iscsit_release_commands_from_conn();
+ *	a command waiting for unsolicited Data-Out never ends by itself
+ *	kernels: 6.1 (source), 6.12 (unverified)
+ *	removed by: releasing such commands before iscsit_wait_conn
+ * ist_complete_aborted_writes()
+ *	compensates: iscsit_execute_cmd() (iscsi_target_erl1.c) skipping
+ *	iscsit_get_dataout for an aborted WRITE, whose TASK ABORTED
+ *	completion iscsit_release_commands_from_conn() gives only after
+ *	iscsit_wait_conn
+ *	kernels: 6.1 (source), 6.12 (unverified)
+ *	removed by: completing aborted WRITE_PENDING commands before
+ *	iscsit_wait_conn
+ * ist_put_parked_cmds()
+ *	compensates: the same order in iscsit_close_connection(): commands
+ *	deferred for a CmdSN gap, or with a response in the queues of the
+ *	transmit thread that is closing the connection, are freed only
+ *	after iscsit_wait_conn
+ *	kernels: 6.1 (source), 6.12 (unverified)
+ *	removed by: iscsit_close_connection() freeing them (and clearing
+ *	their out-of-order CmdSN entries) before iscsit_wait_conn
+ * ist_put_orphan_rejects()
+ *	compensates: iscsit_reject_cmd() (iscsi_target.c), which queues a
+ *	Reject without adding it to the connection's command list, and
+ *	iscsit_free_queue_reqs_for_conn() (iscsi_target_util.c), which
+ *	frees the queue entry but not the command
+ *	kernels: 6.1 (source), 6.12 (unverified)
+ *	removed by: iscsit_reject_cmd() adding the Reject to the list, or
+ *	iscsit_free_queue_reqs_for_conn() freeing unlisted commands
+ * ist_log_waiting_cmds()
+ *	a diagnostic, not a work-around: what a close still waits for
+ *
+ * Other work-arounds for LIO live with the code they belong to: the
+ * session close that keeps LIO's Time2Retain timer out of softirq
+ * context (ist_close_session_now(), teardown.c), the acknowledgment
+ * reference of a TMF LIO answers itself and the SendTargets part LIO
+ * does not free (ist_response_queue(), lio.c), and LIO's Data-Out timer
+ * stopped once data comes by RDMA Read (ist_get_dataout(), rdma.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

@@ -21,9 +21,9 @@ atomic_t ist_t2r_skipped = ATOMIC_INIT(0);
  * LIO closes a session from that timer in softirq context, where the
  * close takes a mutex (transport_deregister_session() ->
  * target_for_each_device()) and se_tpg->session_lock, which LIO also
- * holds where it takes locks that are not softirq-safe (6.1 and 6.12; the
- * debug kernel reports a sleeping function called from invalid context
- * and an irq lock inversion). Even a handler that only finds the session
+ * holds where it takes locks that are not softirq-safe (6.1 and 6.12:
+ * a sleeping function called from invalid context, and an irq lock
+ * inversion for lockdep). Even a handler that only finds the session
  * reinstated takes that lock and returns. Two ways lead there when the
  * session's last connection goes (iscsit_close_connection()):
  *
@@ -44,13 +44,12 @@ atomic_t ist_t2r_skipped = ATOMIC_INIT(0);
  *   with its TPG (session_reinstatement and session_close, set together
  *   under sess->conn_lock): LIO marks it FAILED, starts the timer and
  *   closes the session right after, stopping the timer again. With
- *   DefaultTime2Retain 0 the timer may expire in between (the likely
- *   way to the irq lock inversion the debug kernel reported in
- *   ffp-hostile, whose reinstating logins offer 0). Such a session is
- *   closed at once whatever the timer does, so tell LIO not to start it:
- *   session_continuation, which otherwise means that a login is adding a
- *   connection to the failed session; none can to this one, since the
- *   login path skips a session being closed.
+ *   DefaultTime2Retain 0 the timer may expire in between, and its
+ *   handler takes se_tpg->session_lock in softirq context. Such a
+ *   session is closed at once whatever the timer does, so tell LIO not
+ *   to start it: session_continuation, which otherwise means that a
+ *   login is adding a connection to the failed session; none can to this
+ *   one, since the login path skips a session being closed.
  *
  * Both under sess->conn_lock, the lock under which a reinstating login
  * checks session_fall_back_to_erl0 and sets its flags: either the login
@@ -62,7 +61,7 @@ atomic_t ist_t2r_skipped = ATOMIC_INIT(0);
  * a connection to a live session (non-zero TSIH) has that session in
  * conn->sess: falling back to ERL0 there would leave the live session
  * out of a later reinstatement, and two sessions of one ISID would run
- * side by side (ffp-hostile's addconn).
+ * side by side.
  */
 static void ist_close_session_now(struct iscsit_conn *conn)
 {

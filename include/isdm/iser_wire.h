@@ -7,8 +7,10 @@
  * and holds no logic; the pure functions that encode, decode and negotiate
  * live in drivers/core/wire.c and are declared at the end of this file.
  *
- * References: RFC 5046 (seed 004) section 9, IBTA Annex A12 (seed 000)
- * tables 2-4. Documentation/wire-protocol.md explains every rule.
+ * References: RFC 5046 and RFC 7145 section 9 (the iSER header, Hello and
+ * HelloReply), IBTA Annex A12 sections A12.4 and A12.6 (tables 2-4: the CM
+ * REQ and REP private data, the expanded header). Documentation/
+ * wire-protocol.md explains every rule.
  */
 #ifndef ISDM_ISER_WIRE_H
 #define ISDM_ISER_WIRE_H
