@@ -13,9 +13,10 @@
 #     "rdma link delete" must return within 60 s. rdma_cm's own removal
 #     waits for every id on the device to be destroyed, so the initiator
 #     destroys such an id itself, without a device reference to give back.
-#  2. Target: ROUNDS removals, each while iser_peer opens 64 silent
+#  2. Target: 12 removals, each while iser_peer opens 64 silent
 #     connections, so that the listener's CONNECT_REQUEST handler is busy
-#     setting connections up when the removal starts. The pre-login timer
+#     setting connections up when the removal starts (round R starts it
+#     once R connections show in debugfs, to vary the moment). The pre-login timer
 #     is raised to 60 s: a connection the removal missed would hold the
 #     device until then. Every "rdma link delete" must return within 30 s;
 #     the rounds log how many connections were closed as "device removed
@@ -28,9 +29,10 @@ peer=$VM_REPO/build/vm/tools/iser_peer
 for t in "$ep_tool" "$peer"; do
 	[ -x "$t" ] || vm_fail "$t is missing (built by 'make vm-tools')"
 done
-rounds=${DEVREMOVE_ROUNDS:-8}
+rounds=${DEVREMOVE_ROUNDS:-12}
 np=$VM_TGT_IP:$VM_ISER_PORT
 par=/sys/module/ib_isert/parameters
+conns=/sys/kernel/debug/ib_isert/connections
 
 # lun1_disk: the block device of LUN 1 of the session
 lun1_disk() {
@@ -115,7 +117,11 @@ slow=0
 for ((r = 1; r <= rounds; r++)); do
 	"$peer" -n 64 -m silent -t 90 "$VM_TGT_IP" "$VM_ISER_PORT" >/dev/null 2>&1 &
 	peer_pid=$!
-	sleep "0.$((RANDOM % 5))"
+	# the burst has begun: the handler sets up the rest of the 64 now
+	for ((i = 0; i < 200; i++)); do
+		[ "$(grep -c '^peer:' "$conns" 2>/dev/null)" -ge "$r" ] && break
+		sleep 0.05
+	done
 	t0=$(date +%s.%N)
 	if ! delete_rxe0 30; then
 		slow=$((slow + 1))
