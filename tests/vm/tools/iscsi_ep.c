@@ -41,7 +41,10 @@
 #define KEV_BASE			100
 #define KEV_IF_ERROR			(KEV_BASE + 3)
 
-/* struct iscsi_uevent, with the members this tool uses */
+/*
+ * struct iscsi_uevent, with the members this tool uses; its u64 member
+ * gives it the 8-byte alignment of the kernel's
+ */
 struct uev {
 	uint32_t type;
 	uint32_t iferror;
@@ -66,9 +69,10 @@ struct uev {
 		} ep_connect_ret;
 		uint8_t size[16];
 	} r;
-} __attribute__((aligned(8)));
+};
 
-_Static_assert(sizeof(struct uev) == 56, "struct iscsi_uevent is 56 bytes");
+_Static_assert(sizeof(struct uev) == 56 && _Alignof(struct uev) == 8,
+	       "struct iscsi_uevent is 56 bytes, 8-byte aligned");
 
 struct msg {
 	struct nlmsghdr nlh;
@@ -103,7 +107,7 @@ static int transport_handle(const char *name, uint64_t *handle)
 }
 
 /* send @m (its ev.type set) and read the kernel's reply into @reply */
-static int call(struct msg *m, size_t payload, struct uev *reply)
+static int nl_request(struct msg *m, size_t payload, struct uev *reply)
 {
 	struct sockaddr_nl local = { .nl_family = AF_NETLINK };
 	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
@@ -138,7 +142,7 @@ static int call(struct msg *m, size_t payload, struct uev *reply)
 	}
 	memcpy(reply, NLMSG_DATA(nlh), sizeof(*reply));
 	if (reply->type == KEV_IF_ERROR) {
-		fprintf(stderr, "iscsi_ep: the kernel refused the call: %s\n",
+		fprintf(stderr, "iscsi_ep: the kernel refused the request: %s\n",
 			strerror(-(int32_t)reply->iferror));
 		return 1;
 	}
@@ -172,7 +176,7 @@ static int ep_connect(uint64_t th, const char *addr, const char *port)
 	m.ev.type = UEV_EP_CONNECT;
 	m.ev.transport_handle = th;
 	m.ev.u.ep_connect.non_blocking = 1;
-	if (call(&m, sizeof(m.ev) + sizeof(m.addr), &reply))
+	if (nl_request(&m, sizeof(m.ev) + sizeof(m.addr), &reply))
 		return 1;
 	printf("%" PRIu64 "\n", reply.r.ep_connect_ret.handle);
 	return 0;
@@ -187,7 +191,7 @@ static int ep_poll(uint64_t th, uint64_t ep, uint32_t ms)
 	m.ev.transport_handle = th;
 	m.ev.u.ep_poll.ep_handle = ep;
 	m.ev.u.ep_poll.timeout_ms = ms;
-	if (call(&m, sizeof(m.ev), &reply))
+	if (nl_request(&m, sizeof(m.ev), &reply))
 		return 1;
 	printf("%d\n", reply.r.retcode);
 	return 0;
@@ -201,10 +205,10 @@ static int ep_disconnect(uint64_t th, uint64_t ep)
 	m.ev.type = UEV_EP_DISCONNECT;
 	m.ev.transport_handle = th;
 	m.ev.u.ep_disconnect.ep_handle = ep;
-	return call(&m, sizeof(m.ev), &reply);
+	return nl_request(&m, sizeof(m.ev), &reply);
 }
 
-static int usage(void)
+static int print_usage(void)
 {
 	fprintf(stderr,
 		"usage: iscsi_ep connect TRANSPORT ADDR PORT\n"
@@ -218,7 +222,7 @@ int main(int argc, char **argv)
 	uint64_t th;
 
 	if (argc < 3)
-		return usage();
+		return print_usage();
 	if (transport_handle(argv[2], &th))
 		return 1;
 	if (!strcmp(argv[1], "connect") && argc == 5)
@@ -228,5 +232,5 @@ int main(int argc, char **argv)
 			       (uint32_t)strtoul(argv[4], NULL, 0));
 	if (!strcmp(argv[1], "disconnect") && argc == 4)
 		return ep_disconnect(th, strtoull(argv[3], NULL, 0));
-	return usage();
+	return print_usage();
 }
