@@ -22,7 +22,7 @@
 #     the rounds log how many connections were closed as "device removed
 #     during accept" (caught at the end of the CONNECT_REQUEST handler).
 # Then the device is back, the portal listens, and a login with verified
-# I/O works.
+# I/O works. Arguments: --initiator or --target runs only that part.
 
 ep_tool=$VM_REPO/build/vm/tools/iscsi_ep
 peer=$VM_REPO/build/vm/tools/iser_peer
@@ -30,6 +30,13 @@ for t in "$ep_tool" "$peer"; do
 	[ -x "$t" ] || vm_fail "$t is missing (built by 'make vm-tools')"
 done
 rounds=${DEVREMOVE_ROUNDS:-12}
+part_ini=1 part_tgt=1
+case ${1:-} in
+--initiator) part_tgt=0 ;;
+--target) part_ini=0 ;;
+"") ;;
+*) vm_fail "devremove-race: bad argument $1" ;;
+esac
 np=$VM_TGT_IP:$VM_ISER_PORT
 par=/sys/module/ib_isert/parameters
 conns=/sys/kernel/debug/ib_isert/connections
@@ -68,48 +75,56 @@ add_rxe0() { # wait for the listener to come back, too
 
 vm_setup_node
 vm_node_set node.session.timeo.replacement_timeout 300
-vm_slow_lun 0
-trap vm_slow_lun_remove EXIT
-dev=$(vm_login_disk) || exit 1
-vm_wait 30 lun1_disk || vm_fail "LUN 1 did not appear"
-lun1=$(lun1_disk)
 
 # 1. an endpoint bound to the device during the removal, never disconnected
-vm_must dmsetup suspend --noudevsync isdm_slow
-dd if="$lun1" of=/dev/null bs=4k count=1 iflag=direct 2>/dev/null &
-dd_pid=$!
-sleep 2
-rdma link delete rxe0 &
-del_pid=$!
-vm_wait 30 sh -c "dmesg | grep -q 'iser_dm: rxe0 removed: .*waiting'" ||
-	vm_fail "the device removal did not start waiting for its connections"
-ep=$("$ep_tool" connect iser "$VM_TGT_IP" "$VM_ISER_PORT") ||
-	vm_fail "iscsi_ep connect failed"
-vm_log "endpoint $ep opened during the removal"
-vm_wait 15 sh -c "dmesg | grep -q 'ib_iser: connection setup failed at address resolved: -19'" ||
-	vm_fail "the endpoint's id was not refused the device at address resolution"
-vm_must dmsetup resume --noudevsync isdm_slow
-returned=0
-for ((i = 0; i < 600; i++)); do
-	kill -0 "$del_pid" 2>/dev/null || { returned=1; break; }
-	sleep 0.1
-done
-"$ep_tool" disconnect iser "$ep" || vm_log "iscsi_ep disconnect $ep failed"
-if [ $returned = 0 ]; then
-	vm_wait 60 sh -c "! kill -0 $del_pid 2>/dev/null"
-	vm_fail "rdma link delete did not return while an endpoint bound during the removal was held (it returned after ep_disconnect)"
+if [ $part_ini = 1 ]; then
+	vm_slow_lun 0
+	trap vm_slow_lun_remove EXIT
+	dev=$(vm_login_disk) || exit 1
+	vm_wait 30 lun1_disk || vm_fail "LUN 1 did not appear"
+	lun1=$(lun1_disk)
+
+	vm_must dmsetup suspend --noudevsync isdm_slow
+	dd if="$lun1" of=/dev/null bs=4k count=1 iflag=direct 2>/dev/null &
+	dd_pid=$!
+	sleep 2
+	rdma link delete rxe0 &
+	del_pid=$!
+	vm_wait 30 sh -c "dmesg | grep -q 'iser_dm: rxe0 removed: .*waiting'" ||
+		vm_fail "the device removal did not start waiting for its connections"
+	ep=$("$ep_tool" connect iser "$VM_TGT_IP" "$VM_ISER_PORT") ||
+		vm_fail "iscsi_ep connect failed"
+	vm_log "endpoint $ep opened during the removal"
+	vm_wait 15 sh -c "dmesg | grep -q 'ib_iser: connection setup failed at address resolved: -19'" ||
+		vm_fail "the endpoint's id was not refused the device at address resolution"
+	vm_must dmsetup resume --noudevsync isdm_slow
+	returned=0
+	for ((i = 0; i < 600; i++)); do
+		kill -0 "$del_pid" 2>/dev/null || { returned=1; break; }
+		sleep 0.1
+	done
+	"$ep_tool" disconnect iser "$ep" || vm_log "iscsi_ep disconnect $ep failed"
+	if [ $returned = 0 ]; then
+		if vm_wait 60 sh -c "! kill -0 $del_pid 2>/dev/null"; then
+			how="it returned after ep_disconnect"
+		else
+			how="not even after ep_disconnect"
+		fi
+		vm_fail "rdma link delete did not return while an endpoint bound during the removal was held ($how)"
+	fi
+	wait "$del_pid" || vm_fail "rdma link delete rxe0 failed"
+	vm_log "removal with a held endpoint returned; endpoint disconnected"
+	add_rxe0
+	vm_wait 60 sh -c "iscsiadm -m session -P 1 | grep -q 'iSCSI Session State: LOGGED_IN'" ||
+		vm_fail "session not logged in again after the removal"
+	vm_wait 60 sh -c "! kill -0 $dd_pid 2>/dev/null" ||
+		vm_fail "the READ held across the removal did not complete"
+	wait "$dd_pid" || vm_fail "the READ held across the removal failed"
+	vm_logout_check "$dev"
 fi
-wait "$del_pid" || vm_fail "rdma link delete rxe0 failed"
-vm_log "removal with a held endpoint returned; endpoint disconnected"
-add_rxe0
-vm_wait 60 sh -c "iscsiadm -m session -P 1 | grep -q 'iSCSI Session State: LOGGED_IN'" ||
-	vm_fail "session not logged in again after the removal"
-vm_wait 60 sh -c "! kill -0 $dd_pid 2>/dev/null" ||
-	vm_fail "the READ held across the removal did not complete"
-wait "$dd_pid" || vm_fail "the READ held across the removal failed"
-vm_logout_check "$dev"
 
 # 2. removals while the target sets up connections
+[ $part_tgt = 1 ] || exit 0
 echo 60 >"$par/prelogin_timeout"
 echo 256 >"$par/max_prelogin_per_source"
 echo 256 >"$par/max_prelogin_per_portal"
