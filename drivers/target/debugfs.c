@@ -50,12 +50,7 @@ static void ist_conn_show(struct isdm_conn *base, void *arg)
 	v->first = false;
 	seq_printf(m, "peer: %pISpc\n", &ic->src);
 	seq_printf(m, "state: %s\n", ist_state_name(ic->state));
-	seq_printf(m, "header: %u (%s)\n", ic->base.mode.hdr_len,
-		   ic->base.mode.hdr_len == ISDM_HDR_LEN_RFC ?
-		   "RFC 7145 12-byte" : "Annex A12 28-byte expanded");
-	seq_printf(m, "zbva: %d\n", ic->base.mode.zbva);
-	seq_printf(m, "send_with_invalidate: %d\n",
-		   ic->base.mode.send_inv);
+	isdm_mode_show(m, &ic->base.mode);
 	seq_printf(m, "ord: %u\n", ic->ord);
 	seq_printf(m, "hellos: %u\n", READ_ONCE(ic->view.hellos));
 	if (READ_ONCE(ic->view.hellos))

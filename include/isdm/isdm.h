@@ -313,6 +313,9 @@ struct isdm_feature_param {
 	bool	on;
 };
 
+struct seq_file;
+void isdm_mode_show(struct seq_file *m, const struct isdm_mode *mode);
+
 extern const struct kernel_param_ops isdm_param_zbva_ops;
 extern const struct kernel_param_ops isdm_param_send_inv_ops;
 void isdm_caps_offer(const struct isdm_device *dev,
