@@ -13,7 +13,7 @@
 #     "rdma link delete" must return within 60 s. rdma_cm's own removal
 #     waits for every id on the device to be destroyed, so the initiator
 #     destroys such an id itself, without a device reference to give back.
-#  2. Target: 12 removals, each while iser_peer opens 64 silent
+#  2. Target: 24 removals, each while iser_peer opens 64 silent
 #     connections, so that the listener's CONNECT_REQUEST handler is busy
 #     setting connections up when the removal starts (round R starts it
 #     once R connections show in debugfs, to vary the moment). The pre-login timer
@@ -29,7 +29,7 @@ peer=$VM_REPO/build/vm/tools/iser_peer
 for t in "$ep_tool" "$peer"; do
 	[ -x "$t" ] || vm_fail "$t is missing (built by 'make vm-tools')"
 done
-rounds=${DEVREMOVE_ROUNDS:-12}
+rounds=${DEVREMOVE_ROUNDS:-24}
 part_ini=1 part_tgt=1
 case ${1:-} in
 --initiator) part_tgt=0 ;;
