@@ -54,10 +54,10 @@ lun1_disk() {
 # SECONDS; true when it returned in time. The command keeps running
 # otherwise ($del_pid).
 delete_rxe0() {
-	local i
+	local end=$((SECONDS + $1))
 	rdma link delete rxe0 &
 	del_pid=$!
-	for ((i = 0; i < $1 * 10; i++)); do
+	while [ $SECONDS -lt $end ]; do
 		kill -0 "$del_pid" 2>/dev/null || { wait "$del_pid"; return; }
 		sleep 0.1
 	done
@@ -99,7 +99,8 @@ if [ $part_ini = 1 ]; then
 		vm_fail "the endpoint's id was not refused the device at address resolution"
 	vm_must dmsetup resume --noudevsync isdm_slow
 	returned=0
-	for ((i = 0; i < 600; i++)); do
+	end=$((SECONDS + 60))
+	while [ $SECONDS -lt $end ]; do
 		kill -0 "$del_pid" 2>/dev/null || { returned=1; break; }
 		sleep 0.1
 	done
