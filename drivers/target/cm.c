@@ -199,8 +199,12 @@ static int ist_connect_request(struct rdma_cm_id *cm_id,
 	if (removed && !ist_conn_unlink(isnp, ic))
 		removed = false;
 	mutex_unlock(&isnp->lock);
-	if (removed)
-		ist_conn_drop_unlinked(ic, "device removed during accept");
+	if (removed) {
+		/* a line of its own: the removal's many closings share one */
+		pr_info_ratelimited("closing connection from %pISpc before login: device removed during accept\n",
+				    &src);
+		ist_conn_drop_unlinked(ic, NULL);
+	}
 	return 0;
 
 free:

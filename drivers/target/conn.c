@@ -216,7 +216,7 @@ bool ist_conn_unlink(struct ist_np *isnp, struct ist_conn *ic)
 /**
  * ist_conn_drop_unlinked() - tear down a connection the caller unlinked
  * @ic: the connection (ist_conn_unlink() returned true)
- * @why: for the log line
+ * @why: for the log line; NULL when the caller logged it
  *
  * The release work does the disconnect too: this may run in the listener's
  * CONNECT_REQUEST handler (an eviction), where rdma_disconnect() of another
@@ -225,8 +225,9 @@ bool ist_conn_unlink(struct ist_np *isnp, struct ist_conn *ic)
  */
 void ist_conn_drop_unlinked(struct ist_conn *ic, const char *why)
 {
-	pr_info_ratelimited("closing connection from %pISpc before login: %s\n",
-			    &ic->src, why);
+	if (why)
+		pr_info_ratelimited("closing connection from %pISpc before login: %s\n",
+				    &ic->src, why);
 	queue_work(ist_wq, &ic->release_work);
 }
 
