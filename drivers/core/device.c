@@ -1,18 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Per-device objects and device removal for the iSER datamover core.
+ * Per-device objects, the registry of connections on each device, and
+ * device removal for the iSER datamover core.
  *
  * All connections on one RDMA device share one &struct isdm_device (and so
- * one PD). The objects live in a list under isdm_dev_mutex; a reference
- * is taken per connection. The core's ib_client turns device removal into
- * one call per registered ULP, which starts releasing everything it holds
- * on that device, and then waits until every reference is gone.
+ * one PD). The objects live in a list under isdm_dev_mutex. A connection
+ * attaches to its device in one step that takes a reference and enters the
+ * device's registry (isdm_conn_attach()), so every holder of a reference
+ * is known by name. The core's ib_client turns device removal into one
+ * callback per attached connection, each of which starts releasing what it
+ * holds on the device, and then waits until every reference is gone.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/completion.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/wait.h>
 
@@ -20,13 +24,16 @@
 #include "core.h"
 
 static LIST_HEAD(isdm_dev_list);
-static DEFINE_MUTEX(isdm_dev_mutex);	/* protects isdm_dev_list */
+/*
+ * protects isdm_dev_list, each device's conns and the connections'
+ * dev_entry and notifier; taken after a side's connection lock, never
+ * held across a side's callback
+ */
+static DEFINE_MUTEX(isdm_dev_mutex);
+/* a device_removed callback returned */
+static DECLARE_WAIT_QUEUE_HEAD(isdm_notify_wq);
 
-static LIST_HEAD(isdm_ulp_list);
-static DEFINE_MUTEX(isdm_ulp_mutex);	/* isdm_ulp_list, isdm_ulp.users */
-static DECLARE_WAIT_QUEUE_HEAD(isdm_ulp_wq);	/* a ULP's users went to 0 */
-
-/* a device being removed: isdm_device_get() refuses it */
+/* a device being removed: isdm_conn_attach() refuses it */
 struct isdm_removal {
 	struct list_head	entry;
 	struct ib_device	*ib_dev;
@@ -69,6 +76,7 @@ static struct isdm_device *isdm_device_create(struct ib_device *ib_dev)
 	}
 	dev->ib_dev = ib_dev;
 	kref_init(&dev->ref);
+	INIT_LIST_HEAD(&dev->conns);
 	/*
 	 * With fast registration we can place an MR at any I/O virtual
 	 * address (so at zero for ZBVA) and the peer may invalidate it.
@@ -78,36 +86,23 @@ static struct isdm_device *isdm_device_create(struct ib_device *ib_dev)
 	return dev;
 }
 
-/**
- * isdm_device_get() - find or create the core's object for an RDMA device
- * @ib_dev: the device a connection resolved to
- *
- * Context: process context; takes isdm_dev_mutex.
- * Return: the object with a reference held for the caller, or an ERR_PTR
- * (-ENODEV for a device being removed, -EOPNOTSUPP for a device without
- * fast registration, -ENOMEM, or the error of ib_alloc_pd()).
- */
-struct isdm_device *isdm_device_get(struct ib_device *ib_dev)
+/* Find or create the object of @ib_dev, with a reference for the caller. */
+static struct isdm_device *isdm_device_get(struct ib_device *ib_dev)
 {
 	struct isdm_device *dev;
 
-	mutex_lock(&isdm_dev_mutex);
-	if (isdm_removing(ib_dev)) {
-		dev = ERR_PTR(-ENODEV);
-		goto out;
-	}
+	lockdep_assert_held(&isdm_dev_mutex);
+	if (isdm_removing(ib_dev))
+		return ERR_PTR(-ENODEV);
 	list_for_each_entry(dev, &isdm_dev_list, entry) {
 		if (dev->ib_dev == ib_dev && kref_get_unless_zero(&dev->ref))
-			goto out;
+			return dev;
 	}
 	dev = isdm_device_create(ib_dev);
 	if (!IS_ERR(dev))
 		list_add(&dev->entry, &isdm_dev_list);
-out:
-	mutex_unlock(&isdm_dev_mutex);
 	return dev;
 }
-EXPORT_SYMBOL_GPL(isdm_device_get);
 
 static void isdm_device_release(struct kref *ref)
 {
@@ -124,55 +119,119 @@ static void isdm_device_release(struct kref *ref)
 }
 
 /**
- * isdm_device_put() - drop a reference taken by isdm_device_get()
- * @dev: the object; freed with its PD when this was the last reference
+ * isdm_conn_attach() - find or create the core's object for the device a
+ *	connection resolved to, and register the connection with it
+ * @conn: the connection, not attached yet
+ * @ib_dev: its rdma_cm id's device
+ * @ops: the side's callbacks; must stay valid while @conn is attached
  *
- * Context: process context; may take isdm_dev_mutex.
+ * Taking the reference and entering the registry is one step under the
+ * core's device mutex, so a device removal either sees the connection or
+ * has already made this call fail: no connection can hold the device
+ * unseen by the removal.
+ *
+ * Context: process context; may be called with the side's connection lock
+ * held (it takes the core's device mutex).
+ * Return: 0 with @conn->dev set, or -EALREADY when it is attached
+ * already, -ENODEV for a device being removed,
+ * -EOPNOTSUPP for a device without fast registration, -ENOMEM, or the
+ * error of ib_alloc_pd().
  */
-void isdm_device_put(struct isdm_device *dev)
+int isdm_conn_attach(struct isdm_conn *conn, struct ib_device *ib_dev,
+		     const struct isdm_conn_ops *ops)
 {
+	struct isdm_device *dev;
+
+	if (conn->dev)
+		return -EALREADY;
+	mutex_lock(&isdm_dev_mutex);
+	dev = isdm_device_get(ib_dev);
+	if (!IS_ERR(dev)) {
+		conn->ops = ops;
+		conn->notifier = NULL;
+		list_add_tail(&conn->dev_entry, &dev->conns);
+		conn->dev = dev;
+	}
+	mutex_unlock(&isdm_dev_mutex);
+	return PTR_ERR_OR_ZERO(dev);
+}
+EXPORT_SYMBOL_GPL(isdm_conn_attach);
+
+/**
+ * isdm_conn_unregister() - take a connection out of its device's registry
+ * @conn: the connection; attached, detached or never attached
+ *
+ * From its return on, the core does not call @conn's device_removed
+ * callback; a call that runs in another task is waited for. The side calls
+ * this before it frees the connection, and before it releases what the
+ * callback would release, so that the two never run at once. Called from
+ * the callback itself, it does not wait. Idempotent.
+ *
+ * Context: process context; takes the core's device mutex and may sleep.
+ */
+void isdm_conn_unregister(struct isdm_conn *conn)
+{
+	if (!conn->dev && !READ_ONCE(conn->notifier))
+		return;
+	mutex_lock(&isdm_dev_mutex);
+	if (conn->dev)
+		list_del_init(&conn->dev_entry);
+	while (conn->notifier && conn->notifier != current) {
+		mutex_unlock(&isdm_dev_mutex);
+		wait_event(isdm_notify_wq, !READ_ONCE(conn->notifier));
+		mutex_lock(&isdm_dev_mutex);
+	}
+	mutex_unlock(&isdm_dev_mutex);
+}
+EXPORT_SYMBOL_GPL(isdm_conn_unregister);
+
+/**
+ * isdm_conn_detach() - unregister a connection and drop its device
+ * @conn: the connection; it holds no resource on the device any more
+ *
+ * Unregisters @conn (isdm_conn_unregister()), then drops its reference;
+ * the last one frees the device's PD. Sets @conn->dev to NULL: the caller
+ * makes sure nothing else reads it meanwhile. Idempotent.
+ *
+ * Context: process context; may sleep.
+ */
+void isdm_conn_detach(struct isdm_conn *conn)
+{
+	struct isdm_device *dev = conn->dev;
+
+	if (!dev)
+		return;
+	isdm_conn_unregister(conn);
+	conn->dev = NULL;
 	kref_put_mutex(&dev->ref, isdm_device_release, &isdm_dev_mutex);
 }
-EXPORT_SYMBOL_GPL(isdm_device_put);
+EXPORT_SYMBOL_GPL(isdm_conn_detach);
 
 /**
- * isdm_register_ulp() - bind an initiator or target module to the core
- * @ulp: its description; must stay valid until isdm_unregister_ulp()
+ * isdm_conns_walk() - call a function for each registered connection of
+ *	one side
+ * @ops: the side's callbacks, as given to isdm_conn_attach()
+ * @fn: called for each connection registered with @ops, under the core's
+ *	device mutex: it may take the side's connection lock, and must not
+ *	attach, unregister or detach a connection
+ * @arg: passed to @fn
  *
- * Return: 0, or -EINVAL when @ulp lacks a remove_device callback.
+ * For views such as debugfs: a connection stays valid while registered.
  */
-int isdm_register_ulp(struct isdm_ulp *ulp)
+void isdm_conns_walk(const struct isdm_conn_ops *ops,
+		     void (*fn)(struct isdm_conn *conn, void *arg), void *arg)
 {
-	if (!ulp->name || !ulp->remove_device)
-		return -EINVAL;
-	ulp->users = 0;
-	mutex_lock(&isdm_ulp_mutex);
-	list_add_tail(&ulp->entry, &isdm_ulp_list);
-	mutex_unlock(&isdm_ulp_mutex);
-	pr_info("%s bound to the datamover core\n", ulp->name);
-	return 0;
-}
-EXPORT_SYMBOL_GPL(isdm_register_ulp);
+	struct isdm_device *dev;
+	struct isdm_conn *conn;
 
-/**
- * isdm_unregister_ulp() - unbind a module registered with isdm_register_ulp()
- * @ulp: the same description
- *
- * Waits for a device removal that is running @ulp's callback. The caller
- * must have released every &struct isdm_device it held.
- */
-void isdm_unregister_ulp(struct isdm_ulp *ulp)
-{
-	mutex_lock(&isdm_ulp_mutex);
-	while (ulp->users) {
-		mutex_unlock(&isdm_ulp_mutex);
-		wait_event(isdm_ulp_wq, !READ_ONCE(ulp->users));
-		mutex_lock(&isdm_ulp_mutex);
-	}
-	list_del(&ulp->entry);
-	mutex_unlock(&isdm_ulp_mutex);
+	mutex_lock(&isdm_dev_mutex);
+	list_for_each_entry(dev, &isdm_dev_list, entry)
+		list_for_each_entry(conn, &dev->conns, dev_entry)
+			if (conn->ops == ops)
+				fn(conn, arg);
+	mutex_unlock(&isdm_dev_mutex);
 }
-EXPORT_SYMBOL_GPL(isdm_unregister_ulp);
+EXPORT_SYMBOL_GPL(isdm_conns_walk);
 
 static int isdm_ib_add(struct ib_device *ib_dev)
 {
@@ -181,38 +240,23 @@ static int isdm_ib_add(struct ib_device *ib_dev)
 }
 
 /*
- * Each ULP's callback, without isdm_ulp_mutex held across it (a callback
- * may wait for work that registers or looks up things); the ULP's users
- * count keeps isdm_unregister_ulp() from returning meanwhile, and keeps
- * the ULP in the list, so the walk can go on from it.
- */
-static void isdm_ulps_remove_device(struct ib_device *ib_dev)
-{
-	struct isdm_ulp *ulp;
-
-	mutex_lock(&isdm_ulp_mutex);
-	list_for_each_entry(ulp, &isdm_ulp_list, entry) {
-		ulp->users++;
-		mutex_unlock(&isdm_ulp_mutex);
-		ulp->remove_device(ib_dev);
-		mutex_lock(&isdm_ulp_mutex);
-		if (!--ulp->users)
-			wake_up_all(&isdm_ulp_wq);
-	}
-	mutex_unlock(&isdm_ulp_mutex);
-}
-
-/*
- * The device is going away: from now on nobody gets it, the ULPs close
- * what runs on it, and we wait until the last reference has gone and the
- * PD is freed. Nothing of ours may outlive this function, so there is no
- * time limit: a ULP must not need userspace to let go.
+ * The device is going away: from now on no connection attaches to it,
+ * each attached one is told, and we wait until the last reference has
+ * gone and the PD is freed. The callbacks run one at a time without the
+ * mutex; a connection is taken off the list before its call, so one that
+ * unregisters meanwhile is simply not called, and one whose call runs is
+ * kept alive by isdm_conn_unregister() waiting for it. Nothing of ours may
+ * outlive this function, so there is no time limit: a side must not need
+ * userspace to let go.
  */
 static void isdm_ib_remove(struct ib_device *ib_dev, void *client_data)
 {
 	DECLARE_COMPLETION_ONSTACK(gone);
 	struct isdm_removal removal = { .ib_dev = ib_dev };
 	struct isdm_device *dev, *found = NULL;
+	struct isdm_conn *conn;
+	unsigned int n = 0;
+	LIST_HEAD(todo);
 
 	mutex_lock(&isdm_dev_mutex);
 	list_add(&removal.entry, &isdm_removals);
@@ -221,14 +265,25 @@ static void isdm_ib_remove(struct ib_device *ib_dev, void *client_data)
 		if (dev->ib_dev == ib_dev) {
 			dev->gone = &gone;
 			found = dev;
+			list_splice_tail_init(&dev->conns, &todo);
 		}
+	}
+	while ((conn = list_first_entry_or_null(&todo, struct isdm_conn,
+						dev_entry))) {
+		list_del_init(&conn->dev_entry);
+		conn->notifier = current;
+		mutex_unlock(&isdm_dev_mutex);
+		conn->ops->device_removed(conn);
+		n++;
+		mutex_lock(&isdm_dev_mutex);
+		WRITE_ONCE(conn->notifier, NULL);
+		wake_up_all(&isdm_notify_wq);
 	}
 	mutex_unlock(&isdm_dev_mutex);
 
-	isdm_ulps_remove_device(ib_dev);
 	if (found) {
-		pr_info("%s removed: waiting for its connections to let go\n",
-			dev_name(&ib_dev->dev));
+		pr_info("%s removed: %u connection(s) closing, waiting for them to let go\n",
+			dev_name(&ib_dev->dev), n);
 		wait_for_completion(&gone);
 	}
 	pr_info("%s removed: released\n", dev_name(&ib_dev->dev));

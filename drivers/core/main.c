@@ -7,6 +7,7 @@
 #include <linux/kstrtox.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/seq_file.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
 
@@ -92,6 +93,24 @@ void isdm_caps_offer(const struct isdm_device *dev,
 	caps->send_inv = dev->caps.send_inv && READ_ONCE(send_inv->on);
 }
 EXPORT_SYMBOL_GPL(isdm_caps_offer);
+
+/**
+ * isdm_mode_show() - print what the CM exchange fixed, for a debugfs view
+ * @m: the view
+ * @mode: the connection's header form, ZBVA and Send with Invalidate
+ *
+ * Three "key: value" lines, the same on both sides: header (its length and
+ * form), zbva, send_with_invalidate.
+ */
+void isdm_mode_show(struct seq_file *m, const struct isdm_mode *mode)
+{
+	seq_printf(m, "header: %u (%s)\n", mode->hdr_len,
+		   mode->hdr_len == ISDM_HDR_LEN_RFC ?
+		   "RFC 7145 12-byte" : "Annex A12 28-byte expanded");
+	seq_printf(m, "zbva: %d\n", mode->zbva);
+	seq_printf(m, "send_with_invalidate: %d\n", mode->send_inv);
+}
+EXPORT_SYMBOL_GPL(isdm_mode_show);
 
 atomic_long_t isdm_rx_ring_bytes = ATOMIC_LONG_INIT(0);
 static struct dentry *isdm_dbg;

@@ -33,21 +33,16 @@ static void isi_qp_event(struct ib_event *ev, void *ctx)
 
 static int isi_addr_resolved(struct isi_conn *ic)
 {
-	struct ib_device *ib_dev = ic->base.cm_id->device;
-	struct isdm_device *dev;
+	int ret;
 
-	if (ic->base.dev)
-		return -EALREADY;
-	if (!(ib_dev->attrs.device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS)) {
-		pr_err("%s: no memory management extensions\n",
-		       dev_name(&ib_dev->dev));
-		return -EOPNOTSUPP;
-	}
-	/* -ENODEV for a device being removed */
-	dev = isdm_device_get(ib_dev);
-	if (IS_ERR(dev))
-		return PTR_ERR(dev);
-	ic->base.dev = dev;
+	/*
+	 * -ENODEV for a device being removed; -EOPNOTSUPP, logged by the
+	 * core, for one without fast registration
+	 */
+	ret = isdm_conn_attach(&ic->base, ic->base.cm_id->device,
+			       &isi_conn_ops);
+	if (ret)
+		return ret;
 	return rdma_resolve_route(ic->base.cm_id, ISI_RESOLVE_MS);
 }
 
@@ -136,6 +131,7 @@ static int isi_established(struct isi_conn *ic, struct rdma_cm_event *ev)
 static int isi_cma_handler(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
 {
 	struct isi_conn *ic = cm_id->context;
+	bool cm_destroys = false;
 	int ret = 0;
 
 	mutex_lock(&ic->lock);
@@ -167,10 +163,24 @@ static int isi_cma_handler(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
 				    rdma_event_msg(ev->event), ev->status);
 		isi_cm_failed(ic, -EHOSTUNREACH);
 		break;
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		isi_cm_failed(ic, -ECONNRESET);
+		/*
+		 * An id the core's removal did not release: bound to the
+		 * device by address resolution, but never attached (the
+		 * attach came after the removal began, or not yet). It has
+		 * no queues; rdma_cm waits for it to be destroyed, so it
+		 * must not wait for iscsid's ep_disconnect: rdma_cm
+		 * destroys it when we return non-zero.
+		 */
+		if (!ic->base.dev) {
+			ic->base.cm_id = NULL;
+			cm_destroys = true;
+		}
+		break;
 	case RDMA_CM_EVENT_DISCONNECTED:
 	case RDMA_CM_EVENT_ADDR_CHANGE:
 	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
-	case RDMA_CM_EVENT_DEVICE_REMOVAL:
 		isi_cm_failed(ic, -ECONNRESET);
 		break;
 	default:
@@ -183,8 +193,8 @@ static int isi_cma_handler(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
 	}
 out:
 	mutex_unlock(&ic->lock);
-	/* the id stays ours: released by rdma_destroy_id() */
-	return 0;
+	/* otherwise the id stays ours: released by rdma_destroy_id() */
+	return cm_destroys;
 }
 
 /**

@@ -21,11 +21,7 @@ static int isi_conn_show(struct seq_file *m, void *unused)
 	seq_printf(m, "state: %s\n", ih->up ? "up" : "down");
 	seq_printf(m, "connections_started: %u\n", ih->starts);
 	if (ih->starts) {
-		seq_printf(m, "header: %u (%s)\n", ih->mode.hdr_len,
-			   ih->mode.hdr_len == ISDM_HDR_LEN_RFC ?
-			   "RFC 7145 12-byte" : "Annex A12 28-byte expanded");
-		seq_printf(m, "zbva: %d\n", ih->mode.zbva);
-		seq_printf(m, "send_with_invalidate: %d\n", ih->mode.send_inv);
+		isdm_mode_show(m, &ih->mode);
 		seq_printf(m, "ird: %u\n", ih->ird);
 		seq_printf(m, "ord: %u\n", ih->ord);
 		seq_printf(m, "max_io_bytes: %u\n", ih->max_io);

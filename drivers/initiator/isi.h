@@ -418,11 +418,11 @@ void isi_tx_exit(void);
 
 /* teardown.c */
 extern struct workqueue_struct *isi_release_wq;
+extern const struct isdm_conn_ops isi_conn_ops;
 void isi_conn_terminate(struct isi_conn *ic);
 void isi_conn_release(struct isi_conn *ic);
 void isi_release_work(struct work_struct *work);
 void isi_conn_stop(struct iscsi_cls_conn *cls_conn, int flag);
-void isi_remove_device(struct ib_device *ib_dev);
 
 /* login.c */
 int isi_conn_bind(struct iscsi_cls_session *cls_session,

@@ -358,11 +358,6 @@ static struct iscsi_transport isi_transport = {
 	.ep_disconnect		= isi_ep_disconnect,
 };
 
-static struct isdm_ulp isi_ulp = {
-	.name		= KBUILD_MODNAME,
-	.remove_device	= isi_remove_device,
-};
-
 static int __init isi_init(void)
 {
 	int ret;
@@ -376,19 +371,14 @@ static int __init isi_init(void)
 		ret = -ENOMEM;
 		goto tx_exit;
 	}
-	ret = isdm_register_ulp(&isi_ulp);
-	if (ret)
-		goto destroy_wq;
 	isi_scsi_transport = iscsi_register_transport(&isi_transport);
 	if (!isi_scsi_transport) {
 		pr_err("cannot register the iSCSI transport \"iser\" (is the in-tree ib_iser loaded?)\n");
 		ret = -EEXIST;
-		goto unregister_ulp;
+		goto destroy_wq;
 	}
 	return 0;
 
-unregister_ulp:
-	isdm_unregister_ulp(&isi_ulp);
 destroy_wq:
 	destroy_workqueue(isi_release_wq);
 tx_exit:
@@ -416,7 +406,6 @@ static void __exit isi_exit(void)
 		mutex_unlock(&ic->lock);
 		isi_conn_release(ic);
 	}
-	isdm_unregister_ulp(&isi_ulp);
 	isi_debugfs_exit();
 	isi_tx_exit();
 }

@@ -48,6 +48,8 @@ void isi_conn_release(struct isi_conn *ic)
 {
 	struct rdma_cm_id *cm_id;
 
+	/* a device removal's call for it has returned, and none comes */
+	isdm_conn_unregister(&ic->base);
 	mutex_lock(&isi_conn_mutex);
 	list_del_init(&ic->entry);
 	mutex_unlock(&isi_conn_mutex);
@@ -67,8 +69,7 @@ void isi_conn_release(struct isi_conn *ic)
 	/* waits for a running CM handler; none runs after it */
 	if (cm_id)
 		rdma_destroy_id(cm_id);
-	if (ic->base.dev)
-		isdm_device_put(ic->base.dev);
+	isdm_conn_detach(&ic->base);
 	kfree(ic);
 }
 
@@ -114,15 +115,16 @@ void isi_conn_stop(struct iscsi_cls_conn *cls_conn, int flag)
 }
 
 /*
- * The device is going away: let go of everything on it now, whatever
- * iscsid does. The connection fails (iscsid recovers the session or tears
- * it down later); what iscsid holds, the endpoint and the iSCSI
- * connection, stays, without RDMA resources.
+ * The core's device removal: let go of everything on the device now,
+ * whatever iscsid does. The connection fails (iscsid recovers the session
+ * or tears it down later); what iscsid holds, the endpoint and the iSCSI
+ * connection, stays, without RDMA resources. A release of the connection
+ * waits for this to return (isdm_conn_unregister()).
  */
-static void isi_conn_detach_device(struct isi_conn *ic)
+static void isi_conn_device_removed(struct isdm_conn *base)
 {
+	struct isi_conn *ic = container_of(base, struct isi_conn, base);
 	struct rdma_cm_id *cm_id;
-	struct isdm_device *dev;
 
 	mutex_lock(&ic->lock);
 	isi_cm_failed(ic, -ENODEV);
@@ -138,48 +140,16 @@ static void isi_conn_detach_device(struct isi_conn *ic)
 	isdm_queues_destroy(&ic->base.q);
 	cm_id = ic->base.cm_id;
 	ic->base.cm_id = NULL;
-	dev = ic->base.dev;
-	ic->base.dev = NULL;
+	/* nothing on the device is left: drop it (ic->base.dev is NULL) */
+	isdm_conn_detach(&ic->base);
 	mutex_unlock(&ic->lock);
 
 	/* waits for a running CM handler, which takes only ic->lock */
 	if (cm_id)
 		rdma_destroy_id(cm_id);
-	isdm_device_put(dev);
 }
 
-/**
- * isi_remove_device() - the core's ib_client says @ib_dev is going away
- * @ib_dev: the device
- *
- * Releases every RDMA resource of every connection on the device before
- * returning, without waiting for iscsid.
- */
-void isi_remove_device(struct ib_device *ib_dev)
-{
-	struct isi_conn *ic;
-	unsigned int n = 0;
-
-	/* isi_conn_release() takes the list mutex first: ic stays alive */
-	mutex_lock(&isi_conn_mutex);
-	list_for_each_entry(ic, &isi_conn_list, entry) {
-		bool on_dev;
-
-		/*
-		 * under ic->lock: a CM handler that got the device before the
-		 * removal began has stored it (isdm_device_get() refuses the
-		 * device from then on)
-		 */
-		mutex_lock(&ic->lock);
-		on_dev = ic->base.dev && ic->base.dev->ib_dev == ib_dev;
-		mutex_unlock(&ic->lock);
-		if (!on_dev)
-			continue;
-		isi_conn_detach_device(ic);
-		n++;
-	}
-	mutex_unlock(&isi_conn_mutex);
-	if (n)
-		pr_info("%s removed: %u connection(s) failed and their resources released\n",
-			dev_name(&ib_dev->dev), n);
-}
+/* how the core reaches the initiator's connections */
+const struct isdm_conn_ops isi_conn_ops = {
+	.device_removed	= isi_conn_device_removed,
+};

@@ -73,7 +73,7 @@ static int ist_connect_request(struct rdma_cm_id *cm_id,
 	struct sockaddr_storage src;
 	struct isdm_caps ini;
 	struct ist_conn *ic;
-	bool enabled;
+	bool enabled, removed;
 	int ret;
 
 	memcpy(&src, &cm_id->route.addr.dst_addr, sizeof(src));
@@ -107,7 +107,6 @@ static int ist_connect_request(struct rdma_cm_id *cm_id,
 	mutex_init(&ic->lock);
 	kref_init(&ic->ref);
 	INIT_LIST_HEAD(&ic->np_entry);
-	INIT_LIST_HEAD(&ic->entry);
 	init_completion(&ic->login_req_comp);
 	init_completion(&ic->login_tx_done);
 	complete_all(&ic->login_tx_done);
@@ -123,9 +122,8 @@ static int ist_connect_request(struct rdma_cm_id *cm_id,
 	ic->login_tx.hdr = ic->login_hdr;
 	ic->hello_tx.hdr = (u8 *)&ic->hello_reply;
 
-	ic->base.dev = isdm_device_get(cm_id->device);
-	if (IS_ERR(ic->base.dev)) {
-		ret = PTR_ERR(ic->base.dev);
+	ret = isdm_conn_attach(&ic->base, cm_id->device, &ist_conn_ops);
+	if (ret) {
 		ist_np_put(isnp);
 		kfree(ic);
 		pr_warn_ratelimited("rejecting %pISpc: device %s unusable (%d)\n",
@@ -183,21 +181,31 @@ static int ist_connect_request(struct rdma_cm_id *cm_id,
 		 ic->base.mode.zbva ? "12-byte" : "28-byte",
 		 ic->base.mode.send_inv ? "SendInv" : "no SendInv", ic->ord);
 
-	mutex_lock(&ist_conn_list_mutex);
-	list_add_tail(&ic->entry, &ist_conn_list);
-	mutex_unlock(&ist_conn_list_mutex);
-
 	/*
 	 * On the list and armed in one step: the first message may already
 	 * have arrived and failed the connection (ist_conn_drop_unbound()),
 	 * and a timer armed after that would fire on a freed connection.
-	 * Nothing may touch @ic after the unlock.
+	 * Nothing may touch @ic after the unlock, unless it was unlinked
+	 * here. A device removal that began since the attach has found the
+	 * connection off its portal, where failing it does nothing: it is
+	 * failed here instead (once: ist_conn_unlink()).
 	 */
 	mutex_lock(&isnp->lock);
 	list_add_tail(&ic->np_entry, &isnp->accepted);
 	isnp->nr_accepted++;
 	ist_prelogin_arm(ic);
+	mutex_lock(&ic->lock);
+	removed = ic->dev_removed;
+	mutex_unlock(&ic->lock);
+	if (removed && !ist_conn_unlink(isnp, ic))
+		removed = false;
 	mutex_unlock(&isnp->lock);
+	if (removed) {
+		/* a line of its own: the removal's many closings share one */
+		pr_info_ratelimited("closing connection from %pISpc before login: device removed during accept\n",
+				    &src);
+		ist_conn_drop_unlinked(ic, NULL);
+	}
 	return 0;
 
 free:

@@ -53,11 +53,6 @@ module_param(max_prelogin_per_source, uint, 0644);
 MODULE_PARM_DESC(max_prelogin_per_source,
 		 "Connections per source address waiting for their first login PDU (default 8)");
 
-/* all connections, for device removal */
-LIST_HEAD(ist_conn_list);
-/* protects ist_conn_list */
-DEFINE_MUTEX(ist_conn_list_mutex);
-
 static void ist_np_release(struct kref *ref)
 {
 	kfree(container_of(ref, struct ist_np, ref));
@@ -100,7 +95,7 @@ static void ist_conn_destroy_bufs(struct ist_conn *ic)
 void ist_conn_free_unaccepted(struct ist_conn *ic)
 {
 	ist_conn_destroy_bufs(ic);
-	isdm_device_put(ic->base.dev);
+	isdm_conn_detach(&ic->base);
 	ist_np_put(ic->isnp);
 	kfree(ic);
 }
@@ -127,16 +122,13 @@ void ist_conn_destroy_work(struct work_struct *work)
 {
 	struct ist_conn *ic = container_of(work, struct ist_conn, free_work);
 
+	/* a device removal's call for it has returned, and none comes */
+	isdm_conn_unregister(&ic->base);
 	cancel_delayed_work_sync(&ic->rdma_retry_work);
 	/* the id first: no handler can then see the connection half gone */
 	isdm_queues_destroy_id(&ic->base.q);
 	ist_conn_destroy_bufs(ic);
-
-	mutex_lock(&ist_conn_list_mutex);
-	list_del(&ic->entry);
-	mutex_unlock(&ist_conn_list_mutex);
-
-	isdm_device_put(ic->base.dev);
+	isdm_conn_detach(&ic->base);
 	ist_np_put(ic->isnp);
 	kfree(ic);
 }
@@ -224,7 +216,7 @@ bool ist_conn_unlink(struct ist_np *isnp, struct ist_conn *ic)
 /**
  * ist_conn_drop_unlinked() - tear down a connection the caller unlinked
  * @ic: the connection (ist_conn_unlink() returned true)
- * @why: for the log line
+ * @why: for the log line; NULL when the caller logged it
  *
  * The release work does the disconnect too: this may run in the listener's
  * CONNECT_REQUEST handler (an eviction), where rdma_disconnect() of another
@@ -233,8 +225,9 @@ bool ist_conn_unlink(struct ist_np *isnp, struct ist_conn *ic)
  */
 void ist_conn_drop_unlinked(struct ist_conn *ic, const char *why)
 {
-	pr_info_ratelimited("closing connection from %pISpc before login: %s\n",
-			    &ic->src, why);
+	if (why)
+		pr_info_ratelimited("closing connection from %pISpc before login: %s\n",
+				    &ic->src, why);
 	queue_work(ist_wq, &ic->release_work);
 }
 
@@ -447,34 +440,28 @@ void ist_np_make_room(struct ist_np *isnp,
 		ist_conn_drop_unlinked(victim, "too many connections waiting for login");
 }
 
-/**
- * ist_remove_device() - the core's ib_client says @ib_dev is going away
- * @ib_dev: the device
- *
- * Fails every connection on the device and returns: their teardown (LIO's
- * and ours, all in the kernel) drops their device references, for which
- * the core waits.
+/*
+ * The core's device removal: fail the connection and return. Its teardown
+ * (LIO's and ours, all in the kernel) ends in ist_conn_destroy_work(),
+ * which detaches it from the device; the core waits for that. A connection
+ * still in its CONNECT_REQUEST handler is failed by that handler once it
+ * is on its portal (ist_connect_request()).
  */
-void ist_remove_device(struct ib_device *ib_dev)
+static void ist_conn_device_removed(struct isdm_conn *base)
 {
-	struct ist_conn *ic, *victim;
+	struct ist_conn *ic = container_of(base, struct ist_conn, base);
 
-	for (;;) {
-		victim = NULL;
-		mutex_lock(&ist_conn_list_mutex);
-		list_for_each_entry(ic, &ist_conn_list, entry) {
-			if (ic->base.dev->ib_dev == ib_dev &&
-			    !ic->dev_removed &&
-			    kref_get_unless_zero(&ic->ref)) {
-				ic->dev_removed = true;
-				victim = ic;
-				break;
-			}
-		}
-		mutex_unlock(&ist_conn_list_mutex);
-		if (!victim)
-			break;
-		ist_conn_fail(victim, "device removed", -ENODEV);
-		ist_conn_put(victim);
-	}
+	/* the last put was made: its destroy work does what we would */
+	if (!kref_get_unless_zero(&ic->ref))
+		return;
+	mutex_lock(&ic->lock);
+	ic->dev_removed = true;
+	mutex_unlock(&ic->lock);
+	ist_conn_fail(ic, "device removed", -ENODEV);
+	ist_conn_put(ic);
 }
+
+/* how the core reaches the target's connections */
+const struct isdm_conn_ops ist_conn_ops = {
+	.device_removed	= ist_conn_device_removed,
+};

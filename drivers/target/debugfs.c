@@ -31,60 +31,65 @@ static const char *ist_state_name(enum ist_conn_state state)
 	return "?";
 }
 
+/* where ist_conn_show() prints, and whether a block was printed yet */
+struct ist_conns_seq {
+	struct seq_file	*m;
+	bool		first;
+};
+
+/* one block of "key: value" lines for one connection, under its lock */
+static void ist_conn_show(struct isdm_conn *base, void *arg)
+{
+	struct ist_conn *ic = container_of(base, struct ist_conn, base);
+	struct ist_conns_seq *v = arg;
+	struct seq_file *m = v->m;
+
+	mutex_lock(&ic->lock);
+	if (!v->first)
+		seq_putc(m, '\n');
+	v->first = false;
+	seq_printf(m, "peer: %pISpc\n", &ic->src);
+	seq_printf(m, "state: %s\n", ist_state_name(ic->state));
+	isdm_mode_show(m, &ic->base.mode);
+	seq_printf(m, "ord: %u\n", ic->ord);
+	seq_printf(m, "hellos: %u\n", READ_ONCE(ic->view.hellos));
+	if (READ_ONCE(ic->view.hellos))
+		seq_printf(m, "hello_reply: version %u%s\n",
+			   READ_ONCE(ic->view.hello_ver),
+			   READ_ONCE(ic->view.hello_rej) ?
+			   ", rejected" : "");
+	if (ic->state >= IST_CONN_FULL_FEATURE && ic->nr_rx) {
+		seq_printf(m, "session: %s\n", ic->view.discovery ?
+			   "discovery" : "normal");
+		seq_printf(m, "rx_buffers: %u\n", ic->nr_rx);
+		seq_printf(m, "rx_data_bytes: %u\n", ic->rx_max_data);
+		seq_printf(m, "target_recv_dsl: %u\n",
+			   ic->view.tgt_rdsl);
+		seq_printf(m, "initiator_recv_dsl: %u\n",
+			   ic->view.ini_rdsl);
+		seq_printf(m, "max_xmit_dsl: %u\n", ic->view.max_xmit);
+		seq_printf(m, "rx_held: %d\n",
+			   atomic_read(&ic->rx_held));
+		seq_printf(m, "imm_in_place: %ld\n",
+			   atomic_long_read(&ic->imm_in_place));
+		seq_printf(m, "unsignaled_sends: %ld\n",
+			   atomic_long_read(&ic->unsignaled_sends));
+		seq_printf(m, "unsignaled_held: %u\n",
+			   ist_sends_unsignaled_held(ic));
+	}
+	mutex_unlock(&ic->lock);
+}
+
 /*
- * One block per connection, blank-line separated, "key: value" lines.
- * A connection stays on the list until its free work, so it can be read
- * under the list mutex; its fields under its own lock (list, then
- * connection: nothing takes them the other way round).
+ * One block per connection, blank-line separated. A connection stays
+ * registered with the core until its free work, so it can be read during
+ * the core's walk; its fields under its own lock.
  */
 static int ist_conns_show(struct seq_file *m, void *unused)
 {
-	struct ist_conn *ic;
-	bool first = true;
+	struct ist_conns_seq v = { .m = m, .first = true };
 
-	mutex_lock(&ist_conn_list_mutex);
-	list_for_each_entry(ic, &ist_conn_list, entry) {
-		mutex_lock(&ic->lock);
-		if (!first)
-			seq_putc(m, '\n');
-		first = false;
-		seq_printf(m, "peer: %pISpc\n", &ic->src);
-		seq_printf(m, "state: %s\n", ist_state_name(ic->state));
-		seq_printf(m, "header: %u (%s)\n", ic->base.mode.hdr_len,
-			   ic->base.mode.hdr_len == ISDM_HDR_LEN_RFC ?
-			   "RFC 7145 12-byte" : "Annex A12 28-byte expanded");
-		seq_printf(m, "zbva: %d\n", ic->base.mode.zbva);
-		seq_printf(m, "send_with_invalidate: %d\n",
-			   ic->base.mode.send_inv);
-		seq_printf(m, "ord: %u\n", ic->ord);
-		seq_printf(m, "hellos: %u\n", READ_ONCE(ic->view.hellos));
-		if (READ_ONCE(ic->view.hellos))
-			seq_printf(m, "hello_reply: version %u%s\n",
-				   READ_ONCE(ic->view.hello_ver),
-				   READ_ONCE(ic->view.hello_rej) ?
-				   ", rejected" : "");
-		if (ic->state >= IST_CONN_FULL_FEATURE && ic->nr_rx) {
-			seq_printf(m, "session: %s\n", ic->view.discovery ?
-				   "discovery" : "normal");
-			seq_printf(m, "rx_buffers: %u\n", ic->nr_rx);
-			seq_printf(m, "rx_data_bytes: %u\n", ic->rx_max_data);
-			seq_printf(m, "target_recv_dsl: %u\n",
-				   ic->view.tgt_rdsl);
-			seq_printf(m, "initiator_recv_dsl: %u\n",
-				   ic->view.ini_rdsl);
-			seq_printf(m, "max_xmit_dsl: %u\n", ic->view.max_xmit);
-			seq_printf(m, "rx_held: %d\n",
-				   atomic_read(&ic->rx_held));
-			seq_printf(m, "imm_in_place: %ld\n",
-				   atomic_long_read(&ic->imm_in_place));
-			seq_printf(m, "unsignaled_sends: %ld\n",
-				   atomic_long_read(&ic->unsignaled_sends));
-			seq_printf(m, "unsignaled_held: %u\n",
-				   ist_sends_unsignaled_held(ic));
-		}
-		mutex_unlock(&ic->lock);
-	}
-	mutex_unlock(&ist_conn_list_mutex);
+	isdm_conns_walk(&ist_conn_ops, ist_conn_show, &v);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(ist_conns);

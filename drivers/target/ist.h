@@ -7,7 +7,7 @@
  *
  *   main.c        the module and LIO's transport table; its workqueues
  *                 serve every file -> cm, login, lio, rdma, teardown,
- *                 debugfs, conn (ist_remove_device())
+ *                 debugfs
  *   debugfs.c     the debugfs view -> teardown, tx, conn
  *   teardown.c    LIO's wait_conn and free_conn: the close of a connection
  *                 LIO owns -> lio_quirks, rdma, tx, conn
@@ -190,7 +190,6 @@ struct ist_conn_view {
  * @ref: references: the CM side (until @release_work), LIO (accept to
  *	free_conn), the pre-login timer (while @prelogin_work is queued or
  *	runs); the last put queues @free_work
- * @entry: on the driver's list of all connections
  * @np_entry: on one of @isnp's lists while LIO does not own it
  * @established: the CM reported ESTABLISHED
  * @failed: ist_conn_fail() asked LIO to reinstate it (once); written under
@@ -272,7 +271,6 @@ struct ist_conn {
 	enum ist_conn_state	state;
 	struct mutex		lock;		/* state */
 	struct kref		ref;
-	struct list_head	entry;
 	struct list_head	np_entry;
 	bool			established;
 	bool			failed;
@@ -408,8 +406,7 @@ extern struct workqueue_struct *ist_login_wq;
 extern struct iscsit_transport ist_transport;
 
 /* conn.c */
-extern struct list_head ist_conn_list;
-extern struct mutex ist_conn_list_mutex;
+extern const struct isdm_conn_ops ist_conn_ops;
 void ist_np_put(struct ist_np *isnp);
 void ist_conn_get(struct ist_conn *ic);
 void ist_conn_put(struct ist_conn *ic);
@@ -428,7 +425,6 @@ void ist_login_wake(struct ist_conn *ic);
 void ist_conn_fail(struct ist_conn *ic, const char *why, int err);
 void ist_wc_failed(struct ist_conn *ic, const struct ib_wc *wc,
 		   const char *what);
-void ist_remove_device(struct ib_device *ib_dev);
 
 /* rw.c */
 int ist_rw_init(struct ist_cmd *icmd, u32 offset, u64 remote, u32 rkey,

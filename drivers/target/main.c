@@ -39,11 +39,6 @@ struct iscsit_transport ist_transport = {
 	.iscsit_get_sup_prot_ops = ist_get_sup_prot_ops,
 };
 
-static struct isdm_ulp ist_ulp = {
-	.name		= KBUILD_MODNAME,
-	.remove_device	= ist_remove_device,
-};
-
 static void ist_destroy_wqs(void)
 {
 	if (ist_login_wq)
@@ -56,19 +51,12 @@ static void ist_destroy_wqs(void)
 
 static int __init ist_init(void)
 {
-	int ret;
-
 	ist_wq = alloc_workqueue("ist_wq", WQ_UNBOUND, 0);
 	ist_comp_wq = alloc_workqueue("ist_comp_wq", WQ_UNBOUND | WQ_HIGHPRI, 0);
 	ist_login_wq = alloc_workqueue("ist_login_wq", 0, 0);
 	if (!ist_wq || !ist_comp_wq || !ist_login_wq) {
 		ist_destroy_wqs();
 		return -ENOMEM;
-	}
-	ret = isdm_register_ulp(&ist_ulp);
-	if (ret) {
-		ist_destroy_wqs();
-		return ret;
 	}
 	ist_debugfs_init();
 	iscsit_register_transport(&ist_transport);
@@ -84,7 +72,6 @@ static void __exit ist_exit(void)
 	flush_workqueue(ist_comp_wq);
 	/* a release work's last put queues a free work: drain the chain */
 	drain_workqueue(ist_wq);
-	isdm_unregister_ulp(&ist_ulp);
 	ist_destroy_wqs();
 }
 

@@ -25,43 +25,29 @@
  * struct isdm_device - one RDMA device as the datamover uses it
  * @ib_dev: the device
  * @pd: protection domain shared by every connection on the device
- * @ref: one reference per user; the last put frees the object
+ * @ref: one reference per attached connection; the last put frees the
+ *	object and its PD
  * @entry: in the core's device list, under its mutex
+ * @conns: the connections attached to it (&struct isdm_conn @dev_entry),
+ *	under the core's device mutex
  * @caps: what the device lets us offer in the Annex A12 exchange
  * @gone: set by the core's device removal, which waits on it: completed
  *	when the last reference is dropped and the PD is freed
  *
- * Found or created by isdm_device_get(), so all connections on one device
+ * Found or created by isdm_conn_attach(), so all connections on one device
  * share the PD. Device removal is handled by the core's ib_client: from
- * its start isdm_device_get() refuses the device; it asks every registered
- * ULP to let go of the device, then waits, without a time limit, until no
- * reference is left.
+ * its start no connection can attach to the device; it calls the
+ * @device_removed callback of every connection attached to it, then waits,
+ * without a time limit, until no reference is left.
  */
 struct isdm_device {
 	struct ib_device	*ib_dev;
 	struct ib_pd		*pd;
 	struct kref		ref;
 	struct list_head	entry;
+	struct list_head	conns;
 	struct isdm_caps	caps;
 	struct completion	*gone;
-};
-
-/**
- * struct isdm_ulp - a user of the core (the initiator or the target)
- * @name: for log lines
- * @remove_device: start closing every connection that uses @ib_dev so
- *	that each drops its reference to the &struct isdm_device (and with it
- *	every resource on the device) without waiting for userspace. Called
- *	from the core's ib_client remove callback, in process context, with
- *	no core lock held; the core then waits until no reference is left.
- * @entry: in the core's ULP list
- * @users: device removals running this ULP's callback (isdm_ulp_mutex)
- */
-struct isdm_ulp {
-	const char		*name;
-	void			(*remove_device)(struct ib_device *ib_dev);
-	struct list_head	entry;
-	unsigned int		users;
 };
 
 /**
@@ -102,16 +88,38 @@ struct isdm_queues {
 	unsigned long		drained;
 };
 
+struct isdm_conn;
+
+/**
+ * struct isdm_conn_ops - what the core asks of one side's connections
+ * @device_removed: the connection's device is going away: start closing
+ *	the connection so that it releases everything it holds on the
+ *	device and calls isdm_conn_detach(), without waiting for userspace.
+ *	Called once, in process context, with no core lock held; the
+ *	connection's memory stays valid meanwhile, since
+ *	isdm_conn_unregister() waits for a running call. It must not free
+ *	the connection.
+ */
+struct isdm_conn_ops {
+	void	(*device_removed)(struct isdm_conn *conn);
+};
+
 /**
  * struct isdm_conn - what every iSER connection has, initiator or target;
  *	each side's connection object embeds it as its first member (@base)
  * @cm_id: the connection's rdma_cm id; when it goes is the side's
  *	business (the target's through isdm_queues_destroy_id())
- * @dev: the core's device object, NULL before the side found the device
+ * @dev: the core's device object, NULL before isdm_conn_attach() and after
+ *	isdm_conn_detach()
  * @q: CQ and QP (isdm_queues_create())
  * @mode: header form, ZBVA and Send with Invalidate the CM exchange fixed
  *	(isdm_cm_negotiate_target() on the target, isdm_cm_rep_parse() on
  *	the initiator)
+ * @ops: the side's callbacks, set by isdm_conn_attach()
+ * @dev_entry: in @dev's @conns while registered, or in a device
+ *	removal's list of connections still to call (core's device mutex)
+ * @notifier: the task running @ops->device_removed for it, or NULL (core's
+ *	device mutex)
  *
  * The state of a connection stays with each side: the target's passes
  * through LIO's login (accepted, pending, bound) where the initiator's
@@ -119,10 +127,13 @@ struct isdm_queues {
  * protects more than the state.
  */
 struct isdm_conn {
-	struct rdma_cm_id	*cm_id;
-	struct isdm_device	*dev;
-	struct isdm_queues	q;
-	struct isdm_mode	mode;
+	struct rdma_cm_id		*cm_id;
+	struct isdm_device		*dev;
+	struct isdm_queues		q;
+	struct isdm_mode		mode;
+	const struct isdm_conn_ops	*ops;
+	struct list_head		dev_entry;
+	struct task_struct		*notifier;
 };
 
 /**
@@ -284,11 +295,12 @@ void isdm_tx_ring_free(struct isdm_device *dev, struct isdm_tx_ring *r);
 bool isdm_tx_ring_slot(const struct isdm_tx_ring *r, struct isdm_tx *tx,
 		       u32 idx);
 
-int isdm_register_ulp(struct isdm_ulp *ulp);
-void isdm_unregister_ulp(struct isdm_ulp *ulp);
-
-struct isdm_device *isdm_device_get(struct ib_device *ib_dev);
-void isdm_device_put(struct isdm_device *dev);
+int isdm_conn_attach(struct isdm_conn *conn, struct ib_device *ib_dev,
+		     const struct isdm_conn_ops *ops);
+void isdm_conn_unregister(struct isdm_conn *conn);
+void isdm_conn_detach(struct isdm_conn *conn);
+void isdm_conns_walk(const struct isdm_conn_ops *ops,
+		     void (*fn)(struct isdm_conn *conn, void *arg), void *arg);
 
 /**
  * struct isdm_feature_param - a module parameter that switches what one
@@ -300,6 +312,9 @@ void isdm_device_put(struct isdm_device *dev);
 struct isdm_feature_param {
 	bool	on;
 };
+
+struct seq_file;
+void isdm_mode_show(struct seq_file *m, const struct isdm_mode *mode);
 
 extern const struct kernel_param_ops isdm_param_zbva_ops;
 extern const struct kernel_param_ops isdm_param_send_inv_ops;

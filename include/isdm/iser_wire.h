@@ -345,36 +345,6 @@ enum isdm_pdu_class {
 };
 
 /**
- * enum isdm_key - iSCSI keys whose handling iSER changes (RFC 5046 6)
- * @ISDM_KEY_UNKNOWN: a key iSER does not change
- * @ISDM_KEY_RDMA_EXTENSIONS: RDMAExtensions
- * @ISDM_KEY_TRDSL: TargetRecvDataSegmentLength
- * @ISDM_KEY_IRDSL: InitiatorRecvDataSegmentLength
- * @ISDM_KEY_MOUP: MaxOutstandingUnexpectedPDUs
- * @ISDM_KEY_HEADER_DIGEST: HeaderDigest
- * @ISDM_KEY_DATA_DIGEST: DataDigest
- * @ISDM_KEY_OF_MARKER: OFMarker
- * @ISDM_KEY_IF_MARKER: IFMarker
- * @ISDM_KEY_OF_MARK_INT: OFMarkInt
- * @ISDM_KEY_IF_MARK_INT: IFMarkInt
- * @ISDM_KEY_MRDSL: MaxRecvDataSegmentLength
- */
-enum isdm_key {
-	ISDM_KEY_UNKNOWN = 0,
-	ISDM_KEY_RDMA_EXTENSIONS,
-	ISDM_KEY_TRDSL,
-	ISDM_KEY_IRDSL,
-	ISDM_KEY_MOUP,
-	ISDM_KEY_HEADER_DIGEST,
-	ISDM_KEY_DATA_DIGEST,
-	ISDM_KEY_OF_MARKER,
-	ISDM_KEY_IF_MARKER,
-	ISDM_KEY_OF_MARK_INT,
-	ISDM_KEY_IF_MARK_INT,
-	ISDM_KEY_MRDSL,
-};
-
-/**
  * struct isdm_hello_result - the target's answer to a Hello
  * @reject: send HelloReply with REJ and terminate (RFC 5046 10.1.3.2)
  * @cur_ver: version in use (0 when rejected for no overlap)
@@ -425,19 +395,5 @@ int isdm_pdu_classify(__u8 opcode);
 bool isdm_rsp_answers(__u8 req_opcode, __u8 rsp_opcode);
 int isdm_send_op(const void *bhs, const struct isdm_stags *adv,
 		 const struct isdm_mode *mode, struct isdm_send_op *op);
-
-/*
- * Login keys. Not exported: in the kernel LIO (target) and iscsid
- * (initiator) parse the login keys; these serve the unit tests, the
- * fuzzers and a future in-kernel user, and stay internal to iser_dm until
- * one exists.
- */
-enum isdm_key isdm_key_lookup(const char *name, size_t len);
-int isdm_key_parse(enum isdm_key key, const char *val, size_t len,
-		   __u64 *out);
-bool isdm_key_irrelevant(enum isdm_key key, bool rdma_ext, bool discovery);
-int isdm_text_next(const char *buf, size_t len, size_t *pos,
-		   const char **key, size_t *key_len,
-		   const char **val, size_t *val_len);
 
 #endif /* ISDM_ISER_WIRE_H */

@@ -9,6 +9,7 @@
  * whole rest is also parsed as; the rest is the data segment.
  */
 #include "fuzz.h"
+#include "isdm/login_keys.h"
 
 #define MAX_PAIRS	1024
 

@@ -4,6 +4,7 @@
  * bounds, the irrelevance table, and walking a Login/Text data segment.
  */
 #include "unit.h"
+#include "isdm/login_keys.h"
 
 static const struct {
 	const char *name;
