@@ -52,8 +52,10 @@ int itool_cm_wait(struct itool *t, enum rdma_cm_event_type want, double secs)
 		 * here (it let go of its id before it saw our RTU): closed
 		 */
 		if (got == RDMA_CM_EVENT_REJECTED && t->id && t->id->qp &&
-		    want != RDMA_CM_EVENT_ESTABLISHED)
-			t->closed = t->rejected = 1;
+		    want != RDMA_CM_EVENT_ESTABLISHED) {
+			t->closed = 1;
+			t->rejected = 1;
+		}
 		if (got == want)
 			return 0;
 		if (got != RDMA_CM_EVENT_DISCONNECTED &&
