@@ -343,9 +343,6 @@ struct ist_conn {
  * @rdma_waiting: on the connection's @rdma_wait list
  * @rdma_failed: its RDMA Reads can never be posted; the connection is
  *	failing and its teardown drops the command
- * @rw_busy: ist_rdma_retry_work() builds @rw with the connection's
- *	@rdma_wait_lock dropped (under that lock); a command taken off the
- *	list meanwhile has it destroyed there, not by ist_rw_destroy()
  * @wait_entry: on the connection's @rdma_wait list
  * @tmf_acked: the acknowledgment reference of a TMF that LIO answered
  *	itself was dropped (once)
@@ -391,7 +388,6 @@ struct ist_cmd {
 	u32			rdma_held;
 	bool			rdma_waiting;
 	bool			rdma_failed;
-	bool			rw_busy;
 	struct list_head	wait_entry;
 	bool			tmf_acked;
 	bool			abort_completed;

@@ -2,9 +2,8 @@
 /*
  * ib_isert: data through rdma_rw. A WRITE's data is pulled with RDMA
  * Reads, which wait on the connection's rdma_wait list while the send
- * queue has no room for them or their rdma_rw context cannot be built yet
- * (memory, or the MRs of the QP's pool); a READ's data goes as RDMA Writes
- * chained in front of its SCSI Response.
+ * queue has no room for them; a READ's data goes as RDMA Writes chained
+ * in front of its SCSI Response.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -65,115 +64,26 @@ static void ist_rdma_wait_add(struct ist_conn *ic, struct ist_cmd *icmd,
 		mod_delayed_work(ist_wq, &ic->rdma_retry_work, 1);
 }
 
-/* The rdma_rw context of a WRITE's RDMA Reads: the data not sent yet. */
-static int ist_read_init(struct ist_cmd *icmd)
-{
-	struct ist_conn *ic = icmd->conn;
-	u32 done = icmd->cmd->write_data_done;
-	u64 remote;
-
-	/*
-	 * ZBVA: the tagged offset is the buffer offset. Absolute VAs: the
-	 * advertised address is that of the first byte not sent
-	 * unsolicited (the Linux convention, Documentation/wire-protocol.md).
-	 */
-	remote = ic->base.mode.zbva ? done : icmd->stags.write_va;
-	return ist_rw_init(icmd, done, remote, icmd->stags.write_stag,
-			   DMA_FROM_DEVICE);
-}
-
-/* -ENOMEM (send queue full) and -EAGAIN (memory or MRs short) pass */
-static bool ist_rdma_transient(int err)
-{
-	return err == -ENOMEM || err == -EAGAIN;
-}
-
-/*
- * Build the rdma_rw context of @icmd, the first command on @ic->rdma_wait
- * that needs one. rdma_rw_ctx_init() may sleep, so the lock is dropped
- * meanwhile; a reference on the command keeps it and its data buffer
- * while its owner may let go of it (ist_rw_destroy() leaves a context
- * being built to this function), and the caller looks at the list again
- * afterwards. Called and returns with @ic->rdma_wait_lock held.
- *
- * Return: what ist_rw_init() returned (the command marked @rdma_failed
- * for an error other than -EAGAIN), or -ECANCELED when the command left
- * the list meanwhile (its context destroyed here), or -ESTALE (marked
- * too) for one that was being freed.
- */
-static int ist_rdma_wait_init(struct ist_conn *ic, struct ist_cmd *icmd)
-	__must_hold(&ic->rdma_wait_lock)
-{
-	struct se_cmd *se_cmd = &icmd->cmd->se_cmd;
-	bool dropped;
-	int ret;
-
-	if (!kref_get_unless_zero(&se_cmd->cmd_kref)) {
-		icmd->rdma_failed = true;
-		return -ESTALE;
-	}
-	icmd->rw_busy = true;
-	spin_unlock_bh(&ic->rdma_wait_lock);
-
-	ret = ist_read_init(icmd);
-
-	spin_lock_bh(&ic->rdma_wait_lock);
-	icmd->rw_busy = false;
-	dropped = !icmd->rdma_waiting;
-	if (!dropped && ret && ret != -EAGAIN)
-		icmd->rdma_failed = true;
-	spin_unlock_bh(&ic->rdma_wait_lock);
-	if (dropped)
-		ist_rw_destroy(icmd);	/* off the list: the context only */
-	target_put_sess_cmd(se_cmd);
-	spin_lock_bh(&ic->rdma_wait_lock);
-	return dropped ? -ECANCELED : ret;
-}
-
-/* Under rdma_wait_lock: the first command on the list that may go on. */
-static struct ist_cmd *ist_rdma_wait_first(struct ist_conn *ic)
-{
-	struct ist_cmd *icmd;
-
-	list_for_each_entry(icmd, &ic->rdma_wait, wait_entry)
-		if (!icmd->rdma_failed)
-			return icmd;
-	return NULL;
-}
-
 /**
- * ist_rdma_retry_work() - post the RDMA Reads that waited for send queue
- *	room or for their rdma_rw context
+ * ist_rdma_retry_work() - post the RDMA Reads that waited for send queue room
  * @work: the connection's @rdma_retry_work
  *
- * In arrival order: each command gets its context (and with it the MRs it
- * needs) only when its turn comes, so waiting commands hold no MRs that
- * the first one waits for. Runs again one tick later while the queue is
- * full or MRs or memory are short; the completions of the RDMA Reads in
- * flight free both.
+ * In arrival order; runs again one tick later while the queue is full.
  */
 void ist_rdma_retry_work(struct work_struct *work)
 {
 	struct ist_conn *ic = container_of(to_delayed_work(work),
 					   struct ist_conn, rdma_retry_work);
-	struct ist_cmd *icmd;
+	struct ist_cmd *icmd, *tmp;
 	bool again = false;
 	int ret, err = 0;
 
 	spin_lock_bh(&ic->rdma_wait_lock);
-	while (!ic->rdma_wait_stopped && (icmd = ist_rdma_wait_first(ic))) {
-		if (!icmd->rw_init) {
-			ret = ist_rdma_wait_init(ic, icmd);
-			if (ret == -EAGAIN) {
-				again = true;
-				break;
-			}
-			/* a failed one is marked so; it may be gone by now */
-			if (ret && ret != -ECANCELED)
-				err = ret;
-			/* the list may have changed while the lock was out */
+	list_for_each_entry_safe(icmd, tmp, &ic->rdma_wait, wait_entry) {
+		if (ic->rdma_wait_stopped)
+			break;
+		if (icmd->rdma_failed)
 			continue;
-		}
 		ret = ist_post_reads(icmd);
 		if (ret == -ENOMEM) {
 			again = true;
@@ -223,19 +133,18 @@ void ist_rdma_wait_stop(struct ist_conn *ic)
  * Fetch a WRITE's data with RDMA Reads. LIO ignores what this returns when
  * it calls it for a command that had immediate or unsolicited data
  * (iscsit_execute_cmd(), iscsit_check_dataout_payload()), so every outcome
- * is handled here and 0 returned: posted; or, while the send queue is full
- * or the context cannot be built for now (memory, or the QP's MR pool
- * that contexts waiting to be posted hold), queued on @ic->rdma_wait
- * behind the commands already waiting there and posted by
- * ist_rdma_retry_work(); or, where it can never be posted, the connection
- * fails and its teardown drops the command.
+ * is handled here and 0 returned: posted; or, with the send queue full,
+ * queued on @ic->rdma_wait behind the commands already waiting there and
+ * posted by ist_rdma_retry_work(); or, where it can never be posted, the
+ * connection fails and its teardown drops the command.
  */
 int ist_get_dataout(struct iscsit_conn *conn, struct iscsit_cmd *cmd,
 		    bool recovery)
 {
 	struct ist_cmd *icmd = iscsit_priv_cmd(cmd);
 	struct ist_conn *ic = conn->context;
-	bool failed;
+	u32 done = cmd->write_data_done;
+	u64 remote;
 	int ret = 0;
 
 	if (!icmd->stags.wsv)
@@ -248,33 +157,33 @@ int ist_get_dataout(struct iscsit_conn *conn, struct iscsit_cmd *cmd,
 	 * RC transport's retries bound a read that never completes.
 	 */
 	iscsit_stop_dataout_timer(cmd);
-	/* behind waiting commands it gets its context in its turn */
-	if (!icmd->rw_init && list_empty_careful(&ic->rdma_wait))
-		ret = ist_read_init(icmd);
+	/*
+	 * ZBVA: the tagged offset is the buffer offset. Absolute VAs: the
+	 * advertised address is that of the first byte not sent
+	 * unsolicited (the Linux convention, Documentation/wire-protocol.md).
+	 */
+	remote = ic->base.mode.zbva ? done : icmd->stags.write_va;
+	if (!icmd->rw_init)
+		ret = ist_rw_init(icmd, done, remote, icmd->stags.write_stag,
+				  DMA_FROM_DEVICE);
 
 	spin_lock_bh(&ic->rdma_wait_lock);
 	if (ic->rdma_wait_stopped) {
 		spin_unlock_bh(&ic->rdma_wait_lock);
 		return -ECONNRESET;
 	}
-	if (!ret && icmd->rw_init && list_empty(&ic->rdma_wait)) {
+	if (!ret && list_empty(&ic->rdma_wait)) {
 		ret = ist_post_reads(icmd);
 		if (!ret) {
 			spin_unlock_bh(&ic->rdma_wait_lock);
 			return 0;
 		}
-	} else if (!ret && icmd->rw_init) {
-		/*
-		 * Others queued meanwhile: behind them it holds no MRs (not
-		 * listed yet, so this takes no lock), or they could all be
-		 * held by commands waiting behind one that waits for an MR.
-		 */
-		ist_rw_destroy(icmd);
+	} else if (!ret) {
+		ret = -ENOMEM;	/* behind those waiting */
 	}
-	failed = ret && !ist_rdma_transient(ret);
-	ist_rdma_wait_add(ic, icmd, failed);
+	ist_rdma_wait_add(ic, icmd, ret != -ENOMEM);
 	spin_unlock_bh(&ic->rdma_wait_lock);
-	if (failed)
+	if (ret != -ENOMEM)
 		ist_conn_fail(ic, "cannot fetch a WRITE's data", ret);
 	return 0;
 }

@@ -16,14 +16,12 @@
  * @icmd: the command
  *
  * Also takes the command off the connection's @rdma_wait list. A context
- * that is not initialised (or no longer) is left alone, and so is one that
- * ist_rdma_retry_work() builds at the time: it destroys that itself.
+ * that is not initialised (or no longer) is left alone.
  */
 void ist_rw_destroy(struct ist_cmd *icmd)
 {
 	struct se_cmd *se_cmd = &icmd->cmd->se_cmd;
 	struct ist_conn *ic = icmd->conn;
-	bool busy = false;
 
 	/* set only by the command's owner; cleared under the lock */
 	if (READ_ONCE(icmd->rdma_waiting)) {
@@ -31,12 +29,8 @@ void ist_rw_destroy(struct ist_cmd *icmd)
 		if (icmd->rdma_waiting) {
 			list_del_init(&icmd->wait_entry);
 			icmd->rdma_waiting = false;
-			busy = icmd->rw_busy;
 		}
 		spin_unlock_bh(&ic->rdma_wait_lock);
-		/* ist_rdma_retry_work() builds it now and destroys it then */
-		if (busy)
-			return;
 	}
 	if (!icmd->rw_init)
 		return;
@@ -54,9 +48,7 @@ void ist_rw_destroy(struct ist_cmd *icmd)
  * @rkey: the initiator's STag
  * @dir: DMA_TO_DEVICE for RDMA Writes, DMA_FROM_DEVICE for RDMA Reads
  *
- * Return: 0, -EAGAIN when memory or the QP's MR pool is short for now
- * (the pool's MRs come back as other contexts are destroyed), or
- * -EMSGSIZE (the context
+ * Return: 0, -EAGAIN when memory is short, or -EMSGSIZE (the context
  * destroyed again) when the transfer needs more work requests than the
  * send queue can ever hold for RDMA (a huge EDTL), since no post of it
  * would ever fit.
