@@ -13,10 +13,12 @@
 #           448 MiB, each verified. Over soft-iWARP every RDMA Read takes
 #           an MR of the QP's pool (256 MRs of up to 256 pages), and
 #           commands that waited for send queue room kept theirs: more
-#           than 256 WRITEs fetched at once exhaust the pool, and our
-#           target must wait for MRs, not close the connection (judged by
-#           its log and the initiator's: no "cannot fetch a WRITE's data",
-#           no connection error)
+#           than 256 WRITEs fetched at once would exhaust the pool, and a
+#           target must then wait for MRs, not close the connection
+#           (judged by its log and the initiator's: no "cannot fetch a
+#           WRITE's data", no connection error). The log names the most
+#           WRITEs in flight at once: so far about 100 at most, short of
+#           the pool, so this does not reach that limit yet
 
 big=""
 depth=128
