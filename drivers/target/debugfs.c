@@ -101,7 +101,11 @@ DEFINE_SHOW_ATTRIBUTE(ist_conns);
  * closed_no_timer: sessions whose last connection went and which this
  * module had LIO close at once, by falling back to ERL0 or without
  * starting the Time2Retain timer of a session being closed anyway (see
- * ist_close_session_now()). Without debugfs the view is simply absent.
+ * ist_close_session_now()); lio_abort_task_attr: what the first aborted
+ * command showed of the target core (enum ist_abort_ta: 0 nothing yet, 1
+ * the core skips the task-attribute bookkeeping of aborted commands and
+ * this module does it, 2 the core does it). Without debugfs the view is
+ * simply absent.
  */
 void ist_debugfs_init(void)
 {
@@ -112,6 +116,8 @@ void ist_debugfs_init(void)
 				&ist_erl0_closes);
 	debugfs_create_atomic_t("closed_no_timer", 0444, ist_debugfs_root,
 				&ist_t2r_skipped);
+	debugfs_create_atomic_t("lio_abort_task_attr", 0444, ist_debugfs_root,
+				&ist_abort_ta_mode);
 }
 
 /**

@@ -121,6 +121,13 @@ enum ist_cm_kind {
 /* how often a portal that lost its device tries to listen again */
 #define IST_RELISTEN_MS		2000
 
+/*
+ * How long ist_abort_task_attr() holds the first aborted command to see
+ * what the target core did with it: a command the core still holds then
+ * (a TASK ABORTED status not yet acknowledged) teaches nothing.
+ */
+#define IST_ABORT_TA_WATCH	(10 * HZ)
+
 /**
  * struct ist_np - a portal with iSER enabled
  * @cm_kind: IST_CM_PORTAL; the context of its rdma_cm ids points here
@@ -347,6 +354,11 @@ struct ist_conn {
  * @abort_completed: an aborted WRITE that waited for its data was
  *	completed by ist_complete_aborted_writes() (once)
  * @comp_work: runs LIO's post handlers after a control response
+ * @abort_ta_work: watches an aborted command until LIO let go of it, to
+ *	learn whether LIO's core did its task-attribute bookkeeping
+ *	(ist_abort_task_attr(), while that is not known yet)
+ * @abort_ta_until: when the watch gives up
+ * @abort_ta_watched: @abort_ta_work was queued (once per command)
  * @rx_held: the receive buffer that holds the command's data (a WRITE whose
  *	data all came as immediate data, used in place), given back by
  *	ist_rx_give_back() once, when its status is sent or it ends without
@@ -387,6 +399,9 @@ struct ist_cmd {
 	bool			tmf_acked;
 	bool			abort_completed;
 	struct work_struct	comp_work;
+	struct delayed_work	abort_ta_work;
+	unsigned long		abort_ta_until;
+	bool			abort_ta_watched;
 	struct isdm_rx_desc	*rx_held;
 	struct scatterlist	imm_sg;
 	struct isdm_rx_desc	*text_cont;
@@ -469,6 +484,23 @@ int ist_get_dataout(struct iscsit_conn *conn, struct iscsit_cmd *cmd,
 int ist_queue_data_in(struct iscsit_conn *conn, struct iscsit_cmd *cmd);
 
 /* lio_quirks.c */
+
+/**
+ * enum ist_abort_ta - whether LIO's core does the task-attribute
+ *	bookkeeping of an aborted command itself, as the first aborted
+ *	command that held a place in its LUN's task order showed
+ * @IST_ABORT_TA_UNKNOWN: no such command was seen yet
+ * @IST_ABORT_TA_LIO_SKIPS: it does not (6.1, 6.12): ist_abort_task_attr()
+ *	does it
+ * @IST_ABORT_TA_LIO_DOES: it does: ist_abort_task_attr() leaves it alone
+ */
+enum ist_abort_ta {
+	IST_ABORT_TA_UNKNOWN,
+	IST_ABORT_TA_LIO_SKIPS,
+	IST_ABORT_TA_LIO_DOES,
+};
+
+extern atomic_t ist_abort_ta_mode;
 void ist_abort_task_attr(struct se_cmd *se_cmd);
 void ist_put_unsol_pending_cmds(struct iscsit_conn *conn);
 void ist_complete_aborted_writes(struct iscsit_conn *conn);

@@ -71,30 +71,15 @@
 
 #include "ist.h"
 
-/**
- * ist_abort_task_attr() - release an aborted command's place in its LUN's
- *	task order
- * @se_cmd: the command; nothing happens unless it was aborted and still
- *	holds its place
- *
- * LIO's core completes an aborted command (target_abort_work()) without
- * transport_complete_task_attr(), which it runs for every other
- * completion: a SIMPLE or HEAD OF QUEUE command that ran leaves the LUN's
- * count of running commands one too high, an ORDERED one leaves its
- * ordered_sync_in_progress set, and from then on an ORDERED command on that
- * LUN, and every command behind it, waits on its delayed list for ever
- * (6.1 and 6.12; found by iser_ffp -m random, ffp-hostile's ordabort).
- * The abort reaches the transport only here (ist_aborted_task(), or a
- * TASK ABORTED status when the abort came from another I_T nexus): do the
- * bookkeeping LIO skipped, as transport_complete_task_attr() does it, once
- * (SCF_TASK_ATTR_SET says it is still owed).
- */
-void ist_abort_task_attr(struct se_cmd *se_cmd)
+/* what LIO's core does with an aborted command's task attribute */
+atomic_t ist_abort_ta_mode = ATOMIC_INIT(IST_ABORT_TA_UNKNOWN);
+
+/* the bookkeeping transport_complete_task_attr() does, once per command */
+static void ist_release_task_attr(struct se_cmd *se_cmd)
 {
 	struct se_device *dev = se_cmd->se_dev;
 
-	if (!dev || !(se_cmd->transport_state & CMD_T_ABORTED) ||
-	    !(se_cmd->se_cmd_flags & SCF_TASK_ATTR_SET))
+	if (!(se_cmd->se_cmd_flags & SCF_TASK_ATTR_SET))
 		return;
 	switch (se_cmd->sam_task_attr) {
 	case TCM_SIMPLE_TAG:
@@ -114,6 +99,113 @@ void ist_abort_task_attr(struct se_cmd *se_cmd)
 			    be32_to_cpu((__force __be32)(u32)se_cmd->tag));
 	if (atomic_read(&dev->delayed_cmd_count) > 0)
 		schedule_work(&dev->delayed_cmd_work);
+}
+
+/*
+ * What LIO's core did with @se_cmd, which it let go of (only our
+ * reference is left): its task-attribute flag still set means it skipped
+ * the bookkeeping; so does an ORDERED command's LUN still marked as
+ * running an ORDERED command (only this one could have set that, and only
+ * its completion clears it), should a core clear the mark without the flag.
+ */
+static enum ist_abort_ta ist_abort_ta_seen(struct se_cmd *se_cmd)
+{
+	struct se_device *dev = se_cmd->se_dev;
+	bool ordered_left;
+
+	if (!(se_cmd->se_cmd_flags & SCF_TASK_ATTR_SET))
+		return IST_ABORT_TA_LIO_DOES;
+	if (se_cmd->sam_task_attr != TCM_ORDERED_TAG)
+		return IST_ABORT_TA_LIO_SKIPS;
+	spin_lock(&dev->delayed_cmd_lock);
+	ordered_left = dev->ordered_sync_in_progress;
+	spin_unlock(&dev->delayed_cmd_lock);
+	return ordered_left ? IST_ABORT_TA_LIO_SKIPS : IST_ABORT_TA_LIO_DOES;
+}
+
+static void ist_abort_ta_watch(struct work_struct *work)
+{
+	struct ist_cmd *icmd = container_of(to_delayed_work(work),
+					    struct ist_cmd, abort_ta_work);
+	struct se_cmd *se_cmd = &icmd->cmd->se_cmd;
+	enum ist_abort_ta seen;
+
+	if (kref_read(&se_cmd->cmd_kref) > 1) {
+		if (time_before(jiffies, icmd->abort_ta_until)) {
+			queue_delayed_work(ist_wq, &icmd->abort_ta_work, 1);
+			return;
+		}
+		/* still held: nothing learned, the flag decides as before */
+		ist_release_task_attr(se_cmd);
+		target_put_sess_cmd(se_cmd);
+		return;
+	}
+	seen = ist_abort_ta_seen(se_cmd);
+	if (atomic_cmpxchg(&ist_abort_ta_mode, IST_ABORT_TA_UNKNOWN, seen) ==
+	    IST_ABORT_TA_UNKNOWN)
+		pr_info("the target core %s the task-attribute bookkeeping of aborted commands: ib_isert %s\n",
+			seen == IST_ABORT_TA_LIO_DOES ? "does" : "skips",
+			seen == IST_ABORT_TA_LIO_DOES ? "leaves it to the core" :
+							"does it");
+	if (seen == IST_ABORT_TA_LIO_SKIPS)
+		ist_release_task_attr(se_cmd);
+	else
+		se_cmd->se_cmd_flags &= ~SCF_TASK_ATTR_SET;
+	target_put_sess_cmd(se_cmd);
+}
+
+/**
+ * ist_abort_task_attr() - release an aborted command's place in its LUN's
+ *	task order
+ * @se_cmd: the command; nothing happens unless it was aborted and still
+ *	holds its place
+ *
+ * LIO's core completes an aborted command (target_abort_work()) without
+ * transport_complete_task_attr(), which it runs for every other
+ * completion: a SIMPLE or HEAD OF QUEUE command that ran leaves the LUN's
+ * count of running commands one too high, an ORDERED one leaves its
+ * ordered_sync_in_progress set, and from then on an ORDERED command on that
+ * LUN, and every command behind it, waits on its delayed list for ever
+ * (6.1 and 6.12; found by iser_ffp -m random, ffp-hostile's ordabort).
+ * The abort reaches the transport only here (ist_aborted_task(), or a
+ * TASK ABORTED status when the abort came from another I_T nexus).
+ *
+ * A core that does the bookkeeping itself (a stable update may) would
+ * have it done twice, by a decrement of a count that is not ours: an
+ * ORDERED command would then run beside SIMPLE ones. So the running core
+ * is asked, not its version: the first such command is held (a reference
+ * of ours) and looked at once the core let go of it (ist_abort_ta_seen());
+ * from then on the answer (ist_abort_ta_mode) decides at once for every
+ * command. The bookkeeping is done once (SCF_TASK_ATTR_SET says it is
+ * still owed).
+ */
+void ist_abort_task_attr(struct se_cmd *se_cmd)
+{
+	struct iscsit_cmd *cmd = container_of(se_cmd, struct iscsit_cmd,
+					      se_cmd);
+	struct ist_cmd *icmd = iscsit_priv_cmd(cmd);
+
+	if (!se_cmd->se_dev || !(se_cmd->transport_state & CMD_T_ABORTED) ||
+	    !(se_cmd->se_cmd_flags & SCF_TASK_ATTR_SET))
+		return;
+	switch (atomic_read(&ist_abort_ta_mode)) {
+	case IST_ABORT_TA_LIO_DOES:
+		return;
+	case IST_ABORT_TA_LIO_SKIPS:
+		ist_release_task_attr(se_cmd);
+		return;
+	default:
+		break;
+	}
+	if (icmd->abort_ta_watched || !icmd->cmd ||
+	    !kref_get_unless_zero(&se_cmd->cmd_kref)) {
+		ist_release_task_attr(se_cmd);
+		return;
+	}
+	icmd->abort_ta_watched = true;
+	icmd->abort_ta_until = jiffies + IST_ABORT_TA_WATCH;
+	INIT_DELAYED_WORK(&icmd->abort_ta_work, ist_abort_ta_watch);
+	queue_delayed_work(ist_wq, &icmd->abort_ta_work, 1);
 }
 
 /**

@@ -14,6 +14,9 @@
 
 #include "ist.h"
 
+/* how long a login response waits for the Send of the previous one */
+#define IST_LOGIN_TX_WAIT	(15 * HZ)
+
 /**
  * ist_conn_ready() - hand a connection to LIO's login thread once it is
  *	usable
@@ -174,10 +177,27 @@ int ist_put_login_tx(struct iscsit_conn *conn, struct iscsi_login *login,
 {
 	struct ist_conn *ic = conn->context;
 	struct isdm_tx *tx = &ic->login_tx;
+	long left;
 	int ret;
 
 	if (length > IST_LOGIN_DATA_MAX)
 		return -EINVAL;
+	/*
+	 * The previous response's Send may still be in flight (in RNR retry
+	 * while the initiator posts no receive buffer, which does not stop
+	 * it sending its next request): its buffer and mapping are @tx's
+	 * until it completes, or the device would send this response in its
+	 * place and its completion unmap this one. LIO's login timeout does
+	 * not cover this call: the wait has a bound of its own, and a login
+	 * whose responses are not taken fails.
+	 */
+	left = wait_for_completion_interruptible_timeout(&ic->login_tx_done,
+							 IST_LOGIN_TX_WAIT);
+	if (left <= 0) {
+		pr_warn_ratelimited("connection from %pISpc: the previous login response not taken within %d s; login failed\n",
+				    &ic->src, IST_LOGIN_TX_WAIT / HZ);
+		return left ? left : -ETIMEDOUT;
+	}
 	memcpy(isdm_tx_bhs(tx), login->rsp, ISDM_BHS_LEN);
 	tx->num_sge = 1;
 	ret = isdm_tx_build(&ic->base, tx, NULL, NULL, 0, ist_login_send_done);

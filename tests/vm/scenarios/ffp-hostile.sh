@@ -6,6 +6,13 @@
 # must refuse, one connection per case (the cases are the tool's -m
 # modes; see its header). In a discovery session:
 #   nop        a NOP-Out ping is answered (the tool's login works)
+#   shortlogin each length from 1 to 75 as the first message of a
+#              connection, a Login Request short of the iSER header and
+#              BHS: each connection closed, none answered
+#   loginrace  the operational-stage Login Request sent while the
+#              security-stage Login Response waits in RNR retry (no
+#              receive buffer posted yet): each response arrives as
+#              sent, the first not overwritten by the second
 #   hello      an iSER Hello as the first message: a HelloReply accepting
 #              it, then a ping answered
 #   hellover, hellobad, hellolen, hello2   a Hello of version 2 only (a
@@ -157,6 +164,8 @@ leak_check() {
 }
 
 ffp_run nop 'login=ok hello_reply=none reject=none nop_in=yes closed=no'
+ffp_run shortlogin 'shortlogin lengths=1-75 closed=75 answered=0 unsent=0 no_connection=0'
+ffp_run loginrace 'loginrace first=0>1/0 second=1>3/0 closed=no'
 ffp_run hello 'login=ok hello_reply=ok reject=none nop_in=yes closed=no'
 ffp_run hellover 'login=ok hello_reply=rejected reject=none nop_in=no closed=yes'
 ffp_run hellobad 'login=ok hello_reply=none reject=none nop_in=no closed=yes'
@@ -315,7 +324,8 @@ for line in 'PDU 0x10 not allowed with iSER here' \
 	'rejecting Hello (versions 2-2, IRD 1' 'malformed iSER Hello (12 bytes, -74)' \
 	'malformed iSER Hello (16 bytes, -7)' 'unexpected iSER message 0x20' \
 	'Data-Out with a Target Transfer Tag (iSER has no R2T)' \
-	'SCSI command with ITT 0x00005f00, the tag of a command still waiting'; do
+	'SCSI command with ITT 0x00005f00, the tag of a command still waiting' \
+	'bad login PDU (1 bytes, -90)'; do
 	echo "$klog" | grep -qF "$line" ||
 		fails+="the target did not log \"$line\"; "
 done

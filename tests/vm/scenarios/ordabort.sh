@@ -12,7 +12,10 @@
 # ever; the target does that bookkeeping in its abort callback
 # (Documentation/target.md). Every READ must end GOOD, the abort must be
 # answered "function complete" (first=0x00 abort=0x00 second=0x00), a new
-# login must work and no session be left. Our target only: the in-tree
+# login must work and no session be left. The target decides whether to
+# do the bookkeeping by what the core did with the first aborted command,
+# not by the kernel's version: on 6.1 and 6.12 it must have learned that
+# the core skips it (debugfs lio_abort_task_attr 1, and its log line). Our target only: the in-tree
 # one has the same limit and would hang the guest.
 #   ordabort [--moddir DIR]   (DIR: our modules from another build)
 
@@ -37,6 +40,14 @@ vm_log "iser_ffp -m ordabort: $out"
 vm_scen_dmesg | grep -E 'ABORT_TASK|task order' | head -n 4
 echo "$out" | grep -qE 'login=ok .* first=0x00 abort=0x00 second=0x00' ||
 	vm_fail "expected first=0x00 abort=0x00 second=0x00 (each READ GOOD, the abort complete), got: $out"
+# what the target learned of the running core from the aborted ORDERED
+# READ (not from the kernel's version): 6.1's and 6.12's cores skip the
+# bookkeeping of an aborted command, so ib_isert does it (1); a core that
+# did it itself would show 2, and ib_isert would leave it alone
+ta=$(cat /sys/kernel/debug/ib_isert/lio_abort_task_attr 2>/dev/null || echo absent)
+vm_log "lio_abort_task_attr: $ta; $(vm_scen_dmesg | grep -F 'task-attribute bookkeeping of aborted commands' | head -n 1)"
+[ "$ta" = 1 ] ||
+	vm_fail "the target did not learn that this kernel's core skips the task-attribute bookkeeping of aborted commands (lio_abort_task_attr $ta, not 1)"
 
 # the LUN serves again, on a new connection, and no session is left
 out=$("$ffp" -m nop -n "$VM_TARGET_IQN" -i "$VM_INITIATOR_IQN" \

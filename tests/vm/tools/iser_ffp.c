@@ -36,6 +36,33 @@
  *            C bit, an empty continuation Text Request with its TTT (RFC
  *            3720 10.10.4); the exchange must end in a final response
  *
+ * and, before any login:
+ *
+ *   shortlogin  for each length from 1 to 75, one connection whose first
+ *            message is a Login Request cut to that length, short of the
+ *            28-byte iSER header and 48-byte BHS it needs: the target must
+ *            close each without an answer. Prints only
+ *            "shortlogin lengths=1-75 closed=N answered=A unsent=U
+ *            no_connection=C slowest=S slow=L:S,...|none open=L,...|none
+ *            rejected=R" (connections closed by the target within 10 s of
+ *            the Send, with a DREQ or, when the target let go of the
+ *            connection before its CM saw our RTU, a REJ (counted in R);
+ *            answered with any message; whose Send failed, not
+ *            established; the longest time to the close; the lengths
+ *            whose close took a second or more, with the seconds; those
+ *            still open after 10 s)
+ *   loginrace (discovery) no receive buffer posted at first: a Login
+ *            Request for the security stage (AuthMethod=None, T to the
+ *            operational stage), 1 s later the one for the operational
+ *            stage (T to full feature phase) while the target's first
+ *            Login Response still waits in RNR retry, 1 s later the
+ *            receive buffers. Prints only "loginrace first=C>N/S
+ *            second=C>N/S closed=yes|no", the CSG, transit bit, NSG and
+ *            status class of each Login Response received (or none): a
+ *            target that builds the second response into the buffer of
+ *            the first before its Send completed delivers the second
+ *            twice (first=1>3/0)
+ *
  * and, in a normal session (-n), SCSI Commands (non-immediate, CmdSN in
  * order, LUN 0, no STags unless said) followed by a ping:
  *
@@ -301,6 +328,7 @@
 #define RX_SIZE		(ISDM_HDR_LEN_EXT + ISDM_BHS_LEN + 8192)
 #define TX_SIZE		(ISDM_HDR_LEN_EXT + ISDM_BHS_LEN + 65536)
 #define WAIT_SEC	10
+#define SHORT_WAIT	10	/* shortlogin: for the close */
 #define HDR		(ISDM_HDR_LEN_EXT + ISDM_BHS_LEN)
 
 enum mode {
@@ -309,7 +337,8 @@ enum mode {
 	GAP, AFTERFAIL, OVERRUN, DOBIG, DOSENSE, DOGAP, NOPTTT, TMFSEQ, DROPMID,
 	BIGIO, BIGQ, SHORTW, SHORTR, RANDOM, HELLOVER, HELLOBAD, HELLOLEN,
 	HELLO2, LOGOUTBAD, GAPRESET, DOSHORT, READIMM, ORDABORT, TEXTBAD,
-	LOGOUTCONN, ADDCONN, BADTTT, DUPITT, DUPITTW, NOREPOST,
+	LOGOUTCONN, ADDCONN, BADTTT, DUPITT, DUPITTW, NOREPOST, SHORTLOGIN,
+	LOGINRACE,
 };
 
 static const char *const mode_names[] = {
@@ -320,7 +349,7 @@ static const char *const mode_names[] = {
 	"bigio", "bigq", "shortw", "shortr", "random", "hellover", "hellobad",
 	"hellolen", "hello2", "logoutbad", "gapreset", "doshort", "readimm",
 	"ordabort", "textbad", "logoutconn", "addconn", "badttt", "dupitt",
-	"dupittw", "norepost",
+	"dupittw", "norepost", "shortlogin", "loginrace",
 };
 
 static struct itool t;
@@ -2416,6 +2445,149 @@ static void add_conn(const char *addr, const char *port, char *out,
 	sleep(2);
 }
 
+/*
+ * -m shortlogin: per length 1..75, a connection whose first message is the
+ * start of a Login Request (iSER header and BHS, 76 bytes) cut to that
+ * length; the target must close it without an answer.
+ */
+static void short_login(const char *addr, const char *port)
+{
+	unsigned int len, closed = 0, answered = 0, no_conn = 0, unsent = 0;
+	unsigned int rejected = 0;
+	char open_lens[400] = "", slow[400] = "";
+	size_t on = 0, sn = 0;
+	unsigned char *bhs, *msg;
+	double start, took, slowest = 0;
+
+	for (len = 1; len < HDR; len++) {
+		memset(&t, 0, sizeof(t));
+		if (connect_target(addr, port)) {
+			no_conn++;
+			rnd_hangup();
+			continue;
+		}
+		/* Transit, CSG operational (1), NSG full feature (3) */
+		bhs = pdu_start(ISDM_OP_LOGIN_REQ | ISDM_BHS_IMMEDIATE, 0x87, 0);
+		bhs[8] = 0x80;
+		bhs[13] = 0x2b;
+		itool_put_be32(bhs + 16, 0x1000 + len);	/* ITT */
+		start = itool_now();
+		if (send_buf(len))
+			unsent++;
+		if (itool_recv(&t, &msg, SHORT_WAIT) >= 0)
+			answered++;
+		took = itool_now() - start;
+		if (!t.closed && took < SHORT_WAIT)
+			itool_cm_wait(&t, RDMA_CM_EVENT_DISCONNECTED,
+				      SHORT_WAIT - took);
+		took = itool_now() - start;
+		if (t.closed) {
+			closed++;
+			rejected += t.rejected;
+			if (took > slowest)
+				slowest = took;
+			if (took >= 1 && sn < sizeof(slow) - 16)
+				sn += snprintf(slow + sn, sizeof(slow) - sn,
+					       "%s%u:%u.%u", sn ? "," : "", len,
+					       (unsigned int)took % 100,
+					       (unsigned int)(took * 10) % 10);
+		} else if (on < sizeof(open_lens) - 8) {
+			on += snprintf(open_lens + on, sizeof(open_lens) - on,
+				       "%s%u", on ? "," : "", len);
+		}
+		rnd_hangup();
+	}
+	printf("shortlogin lengths=1-%u closed=%u answered=%u unsent=%u",
+	       (unsigned int)HDR - 1, closed, answered, unsent);
+	printf(" no_connection=%u slowest=%.1f slow=%s open=%s rejected=%u\n",
+	       no_conn, slowest, sn ? slow : "none", on ? open_lens : "none",
+	       rejected);
+}
+
+/* the stage bits of a Login Response in @msg (@len bytes), or "none" */
+static const char *login_stages(const unsigned char *msg, int len)
+{
+	static char buf[2][32];
+	static int n;
+	const unsigned char *bhs;
+	char *b = buf[n++ & 1];
+
+	if (len < HDR)
+		return "none";
+	bhs = msg + ISDM_HDR_LEN_EXT;
+	if ((bhs[0] & ISDM_BHS_OPCODE_MASK) != ISDM_OP_LOGIN_RSP)
+		return "none";
+	snprintf(b, sizeof(buf[0]), "%u%s%u/%u", (bhs[1] >> 2) & 3,
+		 bhs[1] & 0x80 ? ">" : "-", bhs[1] & 3, bhs[36]);
+	return b;
+}
+
+/*
+ * -m loginrace (discovery): a Login Request for the security stage, then,
+ * while its Login Response still waits in RNR retry (no receive buffer is
+ * posted yet), the Login Request for the operational stage; then the
+ * receive buffers. Each response must arrive as it was sent: the first
+ * with CSG 0 (security) and NSG 1, the second CSG 1 and NSG 3.
+ */
+static void login_race(const char *addr, const char *port)
+{
+	static char keys[512];
+	const char *first = "none", *second = "none";
+	unsigned char *bhs, *msg = NULL;
+	uint32_t dlen = 0;
+	int i, len;
+
+	memset(&t, 0, sizeof(t));
+	t.rx_later = 1;
+	if (connect_target(addr, port)) {
+		printf("loginrace connected=no\n");
+		return;
+	}
+	dlen = add_key(keys, dlen, "InitiatorName", initiator_name);
+	dlen = add_key(keys, dlen, "SessionType", "Discovery");
+	dlen = add_key(keys, dlen, "AuthMethod", "None");
+	/* Transit, CSG security (0), NSG operational (1) */
+	bhs = pdu_start(ISDM_OP_LOGIN_REQ | ISDM_BHS_IMMEDIATE, 0x81, dlen);
+	bhs[8] = 0x80;
+	bhs[13] = 0x2c;
+	itool_put_be32(bhs + 16, 0x1000);
+	memcpy(bhs + ISDM_BHS_LEN, keys, dlen);
+	if (send_buf(HDR + ((dlen + 3) & ~3u)))
+		goto out;
+	/* the target answers it: that Send waits for a receive buffer */
+	sleep(1);
+	dlen = 0;
+	dlen = add_key(keys, dlen, "HeaderDigest", "None");
+	dlen = add_key(keys, dlen, "DataDigest", "None");
+	dlen = add_key(keys, dlen, "RDMAExtensions", "Yes");
+	dlen = add_key(keys, dlen, "InitiatorRecvDataSegmentLength", "8192");
+	dlen = add_key(keys, dlen, "TargetRecvDataSegmentLength", "8192");
+	dlen = add_key(keys, dlen, "MaxOutstandingUnexpectedPDUs", "0");
+	/* Transit, CSG operational (1), NSG full feature (3) */
+	bhs = pdu_start(ISDM_OP_LOGIN_REQ | ISDM_BHS_IMMEDIATE, 0x87, dlen);
+	bhs[8] = 0x80;
+	bhs[13] = 0x2c;
+	itool_put_be32(bhs + 16, 0x1000);
+	itool_put_be32(bhs + 28, 1);		/* ExpStatSN */
+	memcpy(bhs + ISDM_BHS_LEN, keys, dlen);
+	if (send_buf(HDR + ((dlen + 3) & ~3u)))
+		goto out;
+	sleep(1);
+	for (i = 0; i < t.nr_rx; i++)
+		if (itool_post_rx(&t, i))
+			goto out;
+	len = recv_msg(&msg);
+	first = login_stages(msg, len);
+	if (len >= HDR) {
+		len = recv_msg(&msg);
+		second = login_stages(msg, len);
+	}
+out:
+	printf("loginrace first=%s second=%s closed=%s\n", first, second,
+	       itool_yes_no(t.closed, "yes"));
+	rnd_hangup();
+}
+
 int main(int argc, char **argv)
 {
 	const char *hello_reply = "none";
@@ -2489,6 +2661,14 @@ int main(int argc, char **argv)
 	    mode == SHORTR || mode == READIMM || mode == ORDABORT ||
 	    mode == DUPITT)
 		nr_rx = ITOOL_MAX_RX;
+	if (mode == SHORTLOGIN) {
+		short_login(argv[optind], argv[optind + 1]);
+		return 0;
+	}
+	if (mode == LOGINRACE) {
+		login_race(argv[optind], argv[optind + 1]);
+		return 0;
+	}
 	if (mode == RANDOM) {
 		if (!target_name) {
 			fprintf(stderr, "iser_ffp: -m random needs -n TARGET\n");

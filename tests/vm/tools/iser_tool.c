@@ -47,6 +47,15 @@ int itool_cm_wait(struct itool *t, enum rdma_cm_event_type want, double secs)
 		rdma_ack_cm_event(ev);
 		if (got == RDMA_CM_EVENT_DISCONNECTED)
 			t->closed = 1;
+		/*
+		 * the peer's CM rejected a connection that was established
+		 * here (it let go of its id before it saw our RTU): closed
+		 */
+		if (got == RDMA_CM_EVENT_REJECTED && t->id && t->id->qp &&
+		    want != RDMA_CM_EVENT_ESTABLISHED) {
+			t->closed = 1;
+			t->rejected = 1;
+		}
 		if (got == want)
 			return 0;
 		if (got != RDMA_CM_EVENT_DISCONNECTED &&
@@ -71,7 +80,7 @@ int itool_post_rx(struct itool *t, int i)
 
 /*
  * PD, CQ, an RC QP on t->id, @nr_rx receive buffers of @rx_size bytes
- * (all posted) and a send buffer of @tx_size bytes.
+ * (all posted, unless t->rx_later) and a send buffer of @tx_size bytes.
  */
 int itool_verbs_init(struct itool *t, int nr_rx, size_t rx_size,
 		     size_t tx_size)
@@ -112,7 +121,7 @@ int itool_verbs_init(struct itool *t, int nr_rx, size_t rx_size,
 	t->tx_mr = ibv_reg_mr(t->pd, t->tx_buf, tx_size, 0);
 	if (!t->rx_mr || !t->tx_mr)
 		return -1;
-	for (i = 0; i < nr_rx; i++)
+	for (i = 0; i < nr_rx && !t->rx_later; i++)
 		if (itool_post_rx(t, i))
 			return -1;
 	return 0;

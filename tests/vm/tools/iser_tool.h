@@ -44,7 +44,9 @@ static inline const char *itool_yes_no(int v, const char *yes)
  * @nr_rx: receive buffers
  * @rx_size: bytes of each
  * @tx_size: bytes of @tx_buf
- * @closed: a DISCONNECTED event was seen
+ * @closed: a DISCONNECTED event was seen, or a REJECTED one after the
+ *	connection was established
+ * @rejected: it was a REJECTED one
  * @pending: a CONNECT_REQUEST (on a listener's channel) that came while
  *	another event was awaited, not yet acknowledged
  * @stashed: receives that completed while a Send was awaited, oldest first
@@ -63,6 +65,7 @@ struct itool {
 	size_t rx_size;
 	size_t tx_size;
 	int closed;
+	int rejected;
 	/*
 	 * iSER header length of the connection: 0 for the 28-byte expanded
 	 * header, ISDM_HDR_LEN_RFC when ZBVA was agreed (Annex A12)
@@ -70,6 +73,12 @@ struct itool {
 	int hdr_len;
 	/* send queue depth to create the QP with: 0 for 16 */
 	int sq_depth;
+	/*
+	 * itool_verbs_init() posts no receive buffer: the caller posts them
+	 * with itool_post_rx() when it wants the peer's Sends to land (until
+	 * then they wait in RNR retry)
+	 */
+	int rx_later;
 	int send_status;	/* ibv_wc_status of the last itool_send_wr() */
 	struct rdma_cm_event *pending;
 	struct ibv_wc stashed[ITOOL_MAX_RX];
