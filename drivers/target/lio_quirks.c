@@ -13,14 +13,15 @@
  * Each work-around, the LIO code it compensates and the change to LIO
  * that would make it unnecessary. "Kernels": 6.1 is checked against the
  * Debian 6.1 source; for 6.12 nothing here is version-dependent (no
- * compat.h test, no run-time check), the fields used exist in its
- * headers, and the LIO paths are assumed unchanged: not checked against
- * 6.12's source.
+ * compat.h test), the fields used exist in its headers, and the LIO paths
+ * are assumed unchanged: not checked against 6.12's source, except where
+ * a run-time check decides.
  *
  * ist_abort_task_attr()
  *	compensates: target_handle_abort() (target_core_transport.c), which
  *	completes an aborted command without transport_complete_task_attr()
- *	kernels: 6.1 (source), 6.12 (unverified)
+ *	kernels: 6.1 (source), 6.12 (observed): decided at run time from
+ *	the first such command (debugfs lio_abort_task_attr)
  *	removed by: target_handle_abort() releasing the task attribute of a
  *	command that holds one (SCF_TASK_ATTR_SET)
  * ist_put_unsol_pending_cmds()
@@ -166,7 +167,7 @@ static void ist_abort_ta_watch(struct work_struct *work)
  * count of running commands one too high, an ORDERED one leaves its
  * ordered_sync_in_progress set, and from then on an ORDERED command on that
  * LUN, and every command behind it, waits on its delayed list for ever
- * (6.1 and 6.12; found by iser_ffp -m random, ffp-hostile's ordabort).
+ * (6.1 and 6.12).
  * The abort reaches the transport only here (ist_aborted_task(), or a
  * TASK ABORTED status when the abort came from another I_T nexus).
  *
@@ -318,7 +319,7 @@ static struct iscsit_cmd *ist_next_aborted_write(struct iscsit_conn *conn)
  * commands with TASK ABORTED in iscsit_release_commands_from_conn(), but
  * only after ist_wait_conn(), which waits for every command of the
  * connection first: without this, the function, the connection and the
- * session wait for each other for ever (found by iser_ffp -m random). Do
+ * session wait for each other for ever. Do
  * what LIO would, here: the abort path (ist_aborted_task()) then takes
  * the command off the connection and LIO frees it.
  */
@@ -434,8 +435,7 @@ static void ist_take_orphan_rejects(struct iscsit_conn *conn,
  * in the response queue when the transmit thread stops is then never
  * sent, and iscsit_free_queue_reqs_for_conn() frees the queue entry but
  * not the command: its copy of the header and the request's data leaked
- * with every such connection (kmemleak, iser_ffp -m random on the debug
- * kernel). Free them as iscsit_release_commands_from_conn() frees the
+ * with every such connection. Free them as iscsit_release_commands_from_conn() frees the
  * listed ones; iscsit_free_cmd() takes them off the queues.
  */
 void ist_put_orphan_rejects(struct iscsit_conn *conn)
