@@ -71,7 +71,9 @@
 #define ISI_IMM_SGE		2
 /*
  * Send queue slots for unsolicited Data-Outs, and for the LOCAL_INV of an
- * MR a reset left valid, beyond three per task (isi_route_resolved())
+ * MR a reset left valid, beyond three per task (isi_route_resolved()). A
+ * SCSI Command reserves the slots of all its Data-Outs with its own, so a
+ * command that would need more sends none (isi_dataouts_count()).
  */
 #define ISI_DATAOUT_MAX		120
 /*
@@ -147,6 +149,7 @@ enum isi_conn_flag {
  * @task: the task the Send belongs to (a reference is held while posted)
  * @put_task: drop libiscsi's own reference too (PDU without a response)
  * @dataout: allocated for one Data-Out, freed on completion
+ * @next: the next Data-Out of the command, while they wait to be posted
  */
 struct isi_tx {
 	struct isdm_tx		send;
@@ -155,6 +158,7 @@ struct isi_tx {
 	struct iscsi_task	*task;
 	bool			put_task;
 	bool			dataout;
+	struct isi_tx		*next;
 };
 
 /**
