@@ -168,15 +168,14 @@ struct isi_tx {
  * @valid: the MR is registered and must be invalidated before reuse
  * @held: the bounce buffer of a task that ended while @mr still reached
  *	it (no SCSI Response: error handling ended the task); freed once
- *	@mr is invalid, and until then @mr is not handed out
- * @held_order: allocation order of @held
+ *	@mr is invalid, and until then @mr is not handed out (@held.sgl is
+ *	NULL when there is none)
  */
 struct isi_fr {
 	struct list_head	entry;
 	struct ib_mr		*mr;
 	bool			valid;
-	struct page		*held;
-	unsigned int		held_order;
+	struct sg_table		held;
 };
 
 /**
@@ -185,11 +184,10 @@ struct isi_fr {
  * @fr: registration of the SCSI buffer, or NULL
  * @nents: mapped scatterlist entries, 0 if not mapped
  * @dir: DMA direction of the mapping
- * @sgl: the mapped scatterlist: the command's, or @bounce_sg
+ * @sgl: the mapped scatterlist: the command's, or that of @bounce
  * @sg_count: entries of @sgl
- * @bounce: page-aligned copy of the data (ZBVA with a misaligned buffer)
- * @bounce_order: allocation order of @bounce
- * @bounce_sg: the one entry that describes @bounce
+ * @bounce: page-aligned copy of the data (ZBVA with a misaligned buffer),
+ *	in single pages; @bounce.sgl is NULL when there is none
  * @prev_key: key byte of @fr before this registration
  * @prev_valid: @fr's valid state before this registration
  * @cmd_sent: the SCSI Command was posted
@@ -208,9 +206,7 @@ struct isi_task {
 	enum dma_data_direction	dir;
 	struct scatterlist	*sgl;
 	int			sg_count;
-	struct page		*bounce;
-	unsigned int		bounce_order;
-	struct scatterlist	bounce_sg;
+	struct sg_table		bounce;
 	u8			prev_key;
 	bool			prev_valid;
 	bool			cmd_sent;
@@ -404,6 +400,7 @@ int isi_reg_data(struct isi_conn *ic, struct iscsi_task *task,
 		 struct isdm_stags *st, struct ib_send_wr **first,
 		 struct ib_reg_wr *reg, struct ib_send_wr *inv);
 void isi_reg_undo(struct isi_task *it);
+void isi_bounce_free(struct sg_table *t);
 void isi_detach_tasks(struct isi_conn *ic, struct iscsi_conn *conn);
 
 /* rx.c */

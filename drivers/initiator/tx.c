@@ -414,7 +414,7 @@ int isi_init_task(struct iscsi_task *task)
 	if (task->sc) {
 		it->fr = NULL;
 		it->nents = 0;
-		it->bounce = NULL;
+		it->bounce.sgl = NULL;
 		it->cmd_sent = false;
 		it->rsv = false;
 		it->wsv = false;
@@ -440,9 +440,7 @@ void isi_cleanup_task(struct iscsi_task *task)
 		/* the connection was stopped: its resources are gone */
 		it->fr = NULL;
 		it->nents = 0;
-		if (it->bounce)
-			__free_pages(it->bounce, it->bounce_order);
-		it->bounce = NULL;
+		isi_bounce_free(&it->bounce);
 		return;
 	}
 	isi_unmap_data(ic, it, task->sc);
