@@ -399,11 +399,19 @@ tx_exit:
 
 static void __exit isi_exit(void)
 {
+	struct iscsi_endpoint *ep;
 	struct isi_conn *ic;
 
 	iscsi_unregister_transport(&isi_transport);
 	destroy_workqueue(isi_release_wq);
-	/* endpoints iscsid never disconnected */
+	/*
+	 * Endpoints iscsid never disconnected. An endpoint holds no
+	 * reference on the module (a session does), so one that is still
+	 * connected does not keep it loaded. It belongs to
+	 * scsi_transport_iscsi, which outlives us: destroy it with its
+	 * connection, or a later request for its handle would find dd_data
+	 * pointing at the freed connection.
+	 */
 	for (;;) {
 		mutex_lock(&isi_conn_mutex);
 		ic = list_first_entry_or_null(&isi_conn_list, struct isi_conn,
@@ -413,8 +421,14 @@ static void __exit isi_exit(void)
 			break;
 		mutex_lock(&ic->lock);
 		isi_conn_terminate(ic);
+		ep = ic->ep;
+		ic->ep = NULL;
 		mutex_unlock(&ic->lock);
 		isi_conn_release(ic);
+		if (ep) {
+			ep->dd_data = NULL;
+			iscsi_destroy_endpoint(ep);
+		}
 	}
 	isdm_unregister_ulp(&isi_ulp);
 	isi_debugfs_exit();
