@@ -240,6 +240,11 @@ struct isi_task {
  * @hello: the connection exchanged Hello and HelloReply
  * @hello_ord: the iSER-ORD of that HelloReply
  * @hello_ver: the iSER version of that HelloReply
+ * @spill: the pages of the spill buffer, kept from one connection of the
+ *	session to the next (isi_rx_ffp_post()), or NULL
+ * @spill_bytes: their size
+ * @spill_lent: a connection has @spill mapped and gives it back when it
+ *	stops (isi_rx_spill_return())
  */
 struct isi_host {
 	struct mutex		lock;		/* every field below */
@@ -257,6 +262,9 @@ struct isi_host {
 	bool			hello;
 	u16			hello_ord;
 	u8			hello_ver;
+	void			*spill;
+	u32			spill_bytes;
+	bool			spill_lent;
 };
 
 /**
@@ -285,12 +293,16 @@ struct isi_host {
  * @rx: their descriptors (@rx_ring.desc), %ISI_RX_SMALL bytes each
  * @nr_rx: entries of @rx
  * @rx_data_max: data segment bytes a message may carry
- * @spill_ring: holds the spill buffer (one buffer, whole pages)
  * @spill: where the part of a message beyond %ISI_RX_SMALL lands, for
  *	every @rx buffer; its first %ISI_RX_SMALL bytes stay free for the
- *	head of the message (isi_rx_unspill())
+ *	head of the message (isi_rx_unspill()); whole pages, the session's
+ *	(@spill_host) or, while an earlier connection of the session still
+ *	has those, the connection's own; NULL when there is none
  * @spill_dma: its DMA address
  * @spill_size: its size: the largest message
+ * @spill_bytes: the size of its pages
+ * @spill_host: the host whose pages @spill are, or NULL for pages of the
+ *	connection's own
  * @spill_sge: the receive SGE into it, second of every @rx work request
  * @frs: fast registration descriptors
  * @nr_frs: entries of @frs
@@ -332,10 +344,11 @@ struct isi_conn {
 	struct isdm_rx_desc	*rx;
 	u32			nr_rx;
 	u32			rx_data_max;
-	struct isdm_rx_ring	spill_ring;
 	void			*spill;
 	u64			spill_dma;
 	u32			spill_size;
+	u32			spill_bytes;
+	struct isi_host		*spill_host;
 	struct ib_sge		spill_sge;
 
 	struct isi_fr		*frs;
@@ -406,7 +419,10 @@ void isi_detach_tasks(struct isi_conn *ic, struct iscsi_conn *conn);
 /* rx.c */
 int isi_rx_init(struct isi_conn *ic);
 u32 isi_rx_count(u32 cmds_max);
-int isi_rx_ffp_post(struct isi_conn *ic, u32 nr, u32 data_max);
+int isi_rx_ffp_post(struct isi_conn *ic, struct isi_host *ih, u32 nr,
+		    u32 data_max);
+void isi_rx_spill_return(struct isi_conn *ic);
+void isi_rx_spill_free(struct isi_host *ih);
 void isi_rx_destroy(struct isi_conn *ic);
 
 /* tx.c */

@@ -211,6 +211,7 @@ static void isi_session_destroy(struct iscsi_cls_session *cls_session)
 	/* waits for readers of the files */
 	debugfs_remove(ih->dbg);
 	iscsi_session_teardown(cls_session);
+	isi_rx_spill_free(ih);
 	iscsi_host_remove(shost, false);
 	iscsi_host_free(shost);
 }
