@@ -1315,15 +1315,15 @@ vm_klog_check() {
 VM_MEMFRAG_SYSCTLS="min_free_kbytes watermark_scale_factor compact_unevictable_allowed lowmem_reserve_ratio"
 
 # vm_memfrag_start: leave the guest's free memory in single pages until
-# vm_memfrag_stop: vm.min_free_kbytes 2048, vm.watermark_scale_factor 1 and
+# vm_memfrag_stop: vm.min_free_kbytes 512, vm.watermark_scale_factor 1 and
 # no lowmem reserve of DMA32 against Normal (the pages the allocator keeps
 # back from a process stay few), the page cache dropped,
 # vm.compact_unevictable_allowed 0 (compaction leaves memfrag's locked
 # pages where they are); then memfrag touches pages until the DMA32 and
-# Normal zones have no free block of order 7 or more (or 4 MiB free) and
-# gives every second page back. /proc/buddyinfo must then show no free
-# block of order 7 or more in those zones, else the scenario fails as
-# unable to set up its condition. The values changed are saved in
+# Normal zones have no free block of order 7 or more (or 1 MiB free) and
+# gives back its pages of odd frame number. /proc/buddyinfo must then show
+# no free block of order 7 or more in those zones, else the scenario fails
+# as unable to set up its condition. The values changed are saved in
 # $VM_SCEN_DIR and restored by vm_memfrag_stop.
 vm_memfrag_start() {
 	local frag=$VM_REPO/build/vm/tools/memfrag out=$VM_SCEN_DIR/memfrag.out
@@ -1334,12 +1334,12 @@ vm_memfrag_start() {
 	done
 	echo 0 >/proc/sys/vm/compact_unevictable_allowed
 	echo 1 >/proc/sys/vm/watermark_scale_factor
-	echo 2048 >/proc/sys/vm/min_free_kbytes
+	echo 512 >/proc/sys/vm/min_free_kbytes
 	# DMA (kept), DMA32 (none against Normal), Normal, Movable, Device
 	echo 256 2147483647 32 0 0 >/proc/sys/vm/lowmem_reserve_ratio 2>/dev/null
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
-	"$frag" 4096 7 >"$out" 2>&1 &
+	"$frag" 1024 7 >"$out" 2>&1 &
 	echo $! >"$VM_SCEN_DIR/memfrag.pid"
 	vm_wait 300 grep -q '^ready' "$out" ||
 		vm_fail "memfrag did not get ready: $(cat "$out")"

@@ -10,9 +10,10 @@
  * or their free memory (/proc/zoneinfo) drops below STOP_KB. The page
  * allocator hands out the smallest free block first, so the larger blocks
  * are split last.
- * Then every second page is given back (MADV_DONTNEED): each freed page
- * has its buddy still in use, so none of them can merge into a block of
- * order 1 or more. The pages kept are locked (mlock2 MLOCK_ONFAULT), which
+ * Then every page with an odd frame number is given back (MADV_DONTNEED;
+ * the frames from /proc/self/pagemap, which shows them to root): each
+ * freed page has its buddy, the even frame next to it, still in use, so
+ * none of them can merge into a block of order 1 or more. The pages kept are locked (mlock2 MLOCK_ONFAULT), which
  * keeps compaction from moving them while
  * /proc/sys/vm/compact_unevictable_allowed is 0 (the caller sets it).
  * Prints "ready KEPT_KB FREED_KB" and waits for SIGTERM or SIGINT.
@@ -22,6 +23,8 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,10 +112,11 @@ int main(int argc, char **argv)
 {
 	static char *chunk[MAX_CHUNKS];
 	static size_t used[MAX_CHUNKS];
+	static uint64_t map[CHUNK / PG];
 	unsigned long kept = 0, freed = 0;
 	long stop_kb, order;
 	size_t n = 0, i, off;
-	int done = 0;
+	int done = 0, pm;
 
 	if (argc != 3 || (stop_kb = strtol(argv[1], NULL, 10)) <= 0 ||
 	    (order = strtol(argv[2], NULL, 10)) <= 0) {
@@ -133,10 +137,10 @@ int main(int argc, char **argv)
 		madvise(chunk[n], CHUNK, MADV_NOHUGEPAGE);
 		for (off = 0; off < CHUNK; off += PG) {
 			/*
-			 * every MiB: stop once no free block of @order or
-			 * more is left, or free memory is down to @stop_kb
+			 * every 256 KiB: stop once no free block of @order
+			 * or more is left, or free memory is down to @stop_kb
 			 */
-			if (!(off & ((1UL << 20) - 1)) &&
+			if (!(off & ((256UL << 10) - 1)) &&
 			    (big_blocks(order) == 0 ||
 			     zones_free_kb() < stop_kb)) {
 				done = 1;
@@ -146,20 +150,38 @@ int main(int argc, char **argv)
 		}
 		used[n++] = off;
 	}
+	pm = open("/proc/self/pagemap", O_RDONLY);
+	if (pm < 0) {
+		fprintf(stderr, "memfrag: pagemap: %s\n", strerror(errno));
+		return 1;
+	}
 	for (i = 0; i < n; i++) {
-		for (off = PG; off < used[i]; off += 2 * PG) {
-			if (madvise(chunk[i] + off, PG, MADV_DONTNEED)) {
+		size_t pages = used[i] / PG, p;
+		off_t at = (off_t)((uintptr_t)chunk[i] / PG) * 8;
+
+		if (pread(pm, map, pages * 8, at) != (ssize_t)(pages * 8)) {
+			fprintf(stderr, "memfrag: pagemap read: %s\n",
+				strerror(errno));
+			return 1;
+		}
+		for (p = 0; p < pages; p++) {
+			/* bit 63: present; bits 0-54: the page frame */
+			if (!(map[p] >> 63) || !(map[p] & 1))
+				continue;
+			if (madvise(chunk[i] + p * PG, PG, MADV_DONTNEED)) {
 				fprintf(stderr, "memfrag: madvise: %s\n",
 					strerror(errno));
 				return 1;
 			}
 			freed += PG / 1024;
 		}
-		kept += (used[i] / 1024) - (used[i] / PG / 2) * (PG / 1024);
+		kept += used[i] / 1024;
 		if (syscall(SYS_mlock2, chunk[i], used[i], MLOCK_ONFAULT))
 			fprintf(stderr, "memfrag: mlock2: %s (pages stay movable)\n",
 				strerror(errno));
 	}
+	close(pm);
+	kept -= freed;
 	printf("ready %lu %lu\n", kept, freed);
 	fflush(stdout);
 	while (!stop)
