@@ -63,7 +63,7 @@ struct ev {
 		} ep_connect_ret;
 		uint8_t size[16];
 	} r;
-} __attribute__((aligned(8)));
+};
 
 _Static_assert(sizeof(struct ev) == 56, "struct iscsi_uevent is 56 bytes");
 _Static_assert(offsetof(struct ev, r) == 40, "iscsi_uevent.r at 40");
@@ -90,7 +90,7 @@ static void request(void *req, size_t len, struct ev *ans)
 {
 	struct sockaddr_nl me = { .nl_family = AF_NETLINK, .nl_pid = 0 };
 	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
-	char buf[NLMSG_SPACE(1024)] __attribute__((aligned(8)));
+	uint64_t buf[NLMSG_SPACE(1024) / 8];
 	struct nlmsghdr *nlh = (struct nlmsghdr *)buf;
 	struct ev *ev = req;
 	ssize_t n;
@@ -136,7 +136,8 @@ int main(int argc, char **argv)
 	struct ev ans;
 
 	if (argc < 4) {
-		fprintf(stderr, "usage: iscsi_ep TRANSPORT connect ADDR PORT | poll HANDLE | disconnect HANDLE\n");
+		fprintf(stderr, "usage: iscsi_ep TRANSPORT connect ADDR PORT\n"
+			"       iscsi_ep TRANSPORT poll|disconnect HANDLE\n");
 		return 2;
 	}
 	memset(&req, 0, sizeof(req));

@@ -13,9 +13,10 @@
  * Then every page with an odd frame number is given back (MADV_DONTNEED;
  * the frames from /proc/self/pagemap, which shows them to root): each
  * freed page has its buddy, the even frame next to it, still in use, so
- * none of them can merge into a block of order 1 or more. The pages kept are locked (mlock2 MLOCK_ONFAULT), which
- * keeps compaction from moving them while
- * /proc/sys/vm/compact_unevictable_allowed is 0 (the caller sets it).
+ * none of them can merge into a block of order 1 or more. The pages kept
+ * are locked (mlock2 MLOCK_ONFAULT), which keeps compaction from moving
+ * them while /proc/sys/vm/compact_unevictable_allowed is 0 (the caller
+ * sets it).
  * Prints "ready KEPT_KB FREED_KB" and waits for SIGTERM or SIGINT.
  *
  * The caller lowers /proc/sys/vm/min_free_kbytes first, so that the pages
@@ -100,12 +101,12 @@ static long big_blocks(int order)
 	return sum;
 }
 
-static volatile sig_atomic_t stop;
+static sig_atomic_t stop;
 
 static void on_signal(int sig)
 {
 	(void)sig;
-	stop = 1;
+	__atomic_store_n(&stop, 1, __ATOMIC_SEQ_CST);
 }
 
 int main(int argc, char **argv)
@@ -118,8 +119,9 @@ int main(int argc, char **argv)
 	size_t n = 0, i, off;
 	int done = 0, pm;
 
-	if (argc != 3 || (stop_kb = strtol(argv[1], NULL, 10)) <= 0 ||
-	    (order = strtol(argv[2], NULL, 10)) <= 0) {
+	stop_kb = argc == 3 ? strtol(argv[1], NULL, 10) : 0;
+	order = argc == 3 ? strtol(argv[2], NULL, 10) : 0;
+	if (stop_kb <= 0 || order <= 0) {
 		fprintf(stderr, "usage: memfrag STOP_KB ORDER\n");
 		return 2;
 	}
@@ -184,7 +186,7 @@ int main(int argc, char **argv)
 	kept -= freed;
 	printf("ready %lu %lu\n", kept, freed);
 	fflush(stdout);
-	while (!stop)
+	while (!__atomic_load_n(&stop, __ATOMIC_SEQ_CST))
 		pause();
 	return 0;
 }
