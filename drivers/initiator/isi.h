@@ -71,7 +71,9 @@
 #define ISI_IMM_SGE		2
 /*
  * Send queue slots for unsolicited Data-Outs, and for the LOCAL_INV of an
- * MR a reset left valid, beyond three per task (isi_route_resolved())
+ * MR a reset left valid, beyond three per task (isi_route_resolved()). A
+ * SCSI Command reserves the slots of all its Data-Outs with its own, so a
+ * command that would need more sends none (isi_dataouts_count()).
  */
 #define ISI_DATAOUT_MAX		120
 /*
@@ -147,6 +149,7 @@ enum isi_conn_flag {
  * @task: the task the Send belongs to (a reference is held while posted)
  * @put_task: drop libiscsi's own reference too (PDU without a response)
  * @dataout: allocated for one Data-Out, freed on completion
+ * @next: the next Data-Out of the command, while they wait to be posted
  */
 struct isi_tx {
 	struct isdm_tx		send;
@@ -155,6 +158,7 @@ struct isi_tx {
 	struct iscsi_task	*task;
 	bool			put_task;
 	bool			dataout;
+	struct isi_tx		*next;
 };
 
 /**
@@ -164,15 +168,14 @@ struct isi_tx {
  * @valid: the MR is registered and must be invalidated before reuse
  * @held: the bounce buffer of a task that ended while @mr still reached
  *	it (no SCSI Response: error handling ended the task); freed once
- *	@mr is invalid, and until then @mr is not handed out
- * @held_order: allocation order of @held
+ *	@mr is invalid, and until then @mr is not handed out (@held.sgl is
+ *	NULL when there is none)
  */
 struct isi_fr {
 	struct list_head	entry;
 	struct ib_mr		*mr;
 	bool			valid;
-	struct page		*held;
-	unsigned int		held_order;
+	struct sg_table		held;
 };
 
 /**
@@ -181,11 +184,10 @@ struct isi_fr {
  * @fr: registration of the SCSI buffer, or NULL
  * @nents: mapped scatterlist entries, 0 if not mapped
  * @dir: DMA direction of the mapping
- * @sgl: the mapped scatterlist: the command's, or @bounce_sg
+ * @sgl: the mapped scatterlist: the command's, or that of @bounce
  * @sg_count: entries of @sgl
- * @bounce: page-aligned copy of the data (ZBVA with a misaligned buffer)
- * @bounce_order: allocation order of @bounce
- * @bounce_sg: the one entry that describes @bounce
+ * @bounce: page-aligned copy of the data (ZBVA with a misaligned buffer),
+ *	in single pages; @bounce.sgl is NULL when there is none
  * @prev_key: key byte of @fr before this registration
  * @prev_valid: @fr's valid state before this registration
  * @cmd_sent: the SCSI Command was posted
@@ -204,9 +206,7 @@ struct isi_task {
 	enum dma_data_direction	dir;
 	struct scatterlist	*sgl;
 	int			sg_count;
-	struct page		*bounce;
-	unsigned int		bounce_order;
-	struct scatterlist	bounce_sg;
+	struct sg_table		bounce;
 	u8			prev_key;
 	bool			prev_valid;
 	bool			cmd_sent;
@@ -240,6 +240,11 @@ struct isi_task {
  * @hello: the connection exchanged Hello and HelloReply
  * @hello_ord: the iSER-ORD of that HelloReply
  * @hello_ver: the iSER version of that HelloReply
+ * @spill: the pages of the spill buffer, kept from one connection of the
+ *	session to the next (isi_rx_ffp_post()), or NULL
+ * @spill_bytes: their size
+ * @spill_lent: a connection has @spill mapped and gives it back when it
+ *	stops (isi_rx_spill_return())
  */
 struct isi_host {
 	struct mutex		lock;		/* every field below */
@@ -257,6 +262,9 @@ struct isi_host {
 	bool			hello;
 	u16			hello_ord;
 	u8			hello_ver;
+	void			*spill;
+	u32			spill_bytes;
+	bool			spill_lent;
 };
 
 /**
@@ -285,12 +293,16 @@ struct isi_host {
  * @rx: their descriptors (@rx_ring.desc), %ISI_RX_SMALL bytes each
  * @nr_rx: entries of @rx
  * @rx_data_max: data segment bytes a message may carry
- * @spill_ring: holds the spill buffer (one buffer, whole pages)
  * @spill: where the part of a message beyond %ISI_RX_SMALL lands, for
  *	every @rx buffer; its first %ISI_RX_SMALL bytes stay free for the
- *	head of the message (isi_rx_unspill())
+ *	head of the message (isi_rx_unspill()); whole pages, the session's
+ *	(@spill_host) or, while an earlier connection of the session still
+ *	has those, the connection's own; NULL when there is none
  * @spill_dma: its DMA address
  * @spill_size: its size: the largest message
+ * @spill_bytes: the size of its pages
+ * @spill_host: the host whose pages @spill are, or NULL for pages of the
+ *	connection's own
  * @spill_sge: the receive SGE into it, second of every @rx work request
  * @frs: fast registration descriptors
  * @nr_frs: entries of @frs
@@ -332,10 +344,11 @@ struct isi_conn {
 	struct isdm_rx_desc	*rx;
 	u32			nr_rx;
 	u32			rx_data_max;
-	struct isdm_rx_ring	spill_ring;
 	void			*spill;
 	u64			spill_dma;
 	u32			spill_size;
+	u32			spill_bytes;
+	struct isi_host		*spill_host;
 	struct ib_sge		spill_sge;
 
 	struct isi_fr		*frs;
@@ -400,12 +413,16 @@ int isi_reg_data(struct isi_conn *ic, struct iscsi_task *task,
 		 struct isdm_stags *st, struct ib_send_wr **first,
 		 struct ib_reg_wr *reg, struct ib_send_wr *inv);
 void isi_reg_undo(struct isi_task *it);
+void isi_bounce_free(struct sg_table *t);
 void isi_detach_tasks(struct isi_conn *ic, struct iscsi_conn *conn);
 
 /* rx.c */
 int isi_rx_init(struct isi_conn *ic);
 u32 isi_rx_count(u32 cmds_max);
-int isi_rx_ffp_post(struct isi_conn *ic, u32 nr, u32 data_max);
+int isi_rx_ffp_post(struct isi_conn *ic, struct isi_host *ih, u32 nr,
+		    u32 data_max);
+void isi_rx_spill_return(struct isi_conn *ic);
+void isi_rx_spill_free(struct isi_host *ih);
 void isi_rx_destroy(struct isi_conn *ic);
 
 /* tx.c */

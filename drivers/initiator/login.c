@@ -98,7 +98,8 @@ int isi_conn_start(struct iscsi_cls_conn *cls_conn)
 		data_max = clamp_t(u32, conn->max_recv_dlength,
 				   ISI_RX_DATA_MIN, ISI_RX_DATA_MAX);
 		nr = isi_rx_count(conn->session->cmds_max);
-		ret = isi_rx_ffp_post(ic, nr, data_max);
+		ret = isi_rx_ffp_post(ic, iscsi_host_priv(conn->session->host),
+				      nr, data_max);
 		if (ret) {
 			pr_err_ratelimited("full-feature receives: %d\n", ret);
 			goto unlock;

@@ -211,6 +211,7 @@ static void isi_session_destroy(struct iscsi_cls_session *cls_session)
 	/* waits for readers of the files */
 	debugfs_remove(ih->dbg);
 	iscsi_session_teardown(cls_session);
+	isi_rx_spill_free(ih);
 	iscsi_host_remove(shost, false);
 	iscsi_host_free(shost);
 }
@@ -389,11 +390,19 @@ tx_exit:
 
 static void __exit isi_exit(void)
 {
+	struct iscsi_endpoint *ep;
 	struct isi_conn *ic;
 
 	iscsi_unregister_transport(&isi_transport);
 	destroy_workqueue(isi_release_wq);
-	/* endpoints iscsid never disconnected */
+	/*
+	 * Endpoints iscsid never disconnected. An endpoint holds no
+	 * reference on the module (a session does), so one that is still
+	 * connected does not keep it loaded. It belongs to
+	 * scsi_transport_iscsi, which outlives us: destroy it with its
+	 * connection, or a later request for its handle would find dd_data
+	 * pointing at the freed connection.
+	 */
 	for (;;) {
 		mutex_lock(&isi_conn_mutex);
 		ic = list_first_entry_or_null(&isi_conn_list, struct isi_conn,
@@ -403,8 +412,14 @@ static void __exit isi_exit(void)
 			break;
 		mutex_lock(&ic->lock);
 		isi_conn_terminate(ic);
+		ep = ic->ep;
+		ic->ep = NULL;
 		mutex_unlock(&ic->lock);
 		isi_conn_release(ic);
+		if (ep) {
+			ep->dd_data = NULL;
+			iscsi_destroy_endpoint(ep);
+		}
 	}
 	isi_debugfs_exit();
 	isi_tx_exit();

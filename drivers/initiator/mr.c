@@ -67,12 +67,28 @@ int isi_fr_pool_init(struct isi_conn *ic, u32 nr, u32 pages)
 	return 0;
 }
 
+/**
+ * isi_bounce_free() - free a bounce buffer and its pages
+ * @t: the buffer; nothing is done when @t->sgl is NULL
+ */
+void isi_bounce_free(struct sg_table *t)
+{
+	struct scatterlist *sg;
+	unsigned int i;
+
+	if (!t->sgl)
+		return;
+	for_each_sg(t->sgl, sg, t->orig_nents, i)
+		if (sg_page(sg))
+			__free_page(sg_page(sg));
+	sg_free_table(t);
+	t->sgl = NULL;
+}
+
 /* Free the pages @fr held for an ended task: @fr no longer reaches them. */
 static void isi_fr_release_held(struct isi_fr *fr)
 {
-	if (fr->held)
-		__free_pages(fr->held, fr->held_order);
-	fr->held = NULL;
+	isi_bounce_free(&fr->held);
 }
 
 /**
@@ -101,7 +117,7 @@ static struct isi_fr *isi_fr_get(struct isi_conn *ic)
 
 	spin_lock_irqsave(&ic->fr_lock, flags);
 	list_for_each_entry(fr, &ic->fr_free, entry) {
-		if (!fr->held) {
+		if (!fr->held.sgl) {
 			list_del(&fr->entry);
 			found = fr;
 			break;
@@ -240,6 +256,44 @@ void isi_reg_done(struct ib_cq *cq, struct ib_wc *wc)
 		isi_wc_error(isi_qp_conn(wc), wc, "registration");
 }
 
+/*
+ * Copy between the SCSI buffer of @sc and the bounce pages of @t: into the
+ * pages (@to_bounce, a WRITE) or out of them (a READ). Both lists are
+ * walked once, whatever their pieces.
+ */
+static void isi_bounce_copy(struct sg_table *t, struct scsi_cmnd *sc,
+			    bool to_bounce)
+{
+	struct scatterlist *sg = t->sgl;
+	struct sg_mapping_iter m;
+	size_t pos = 0;
+
+	sg_miter_start(&m, scsi_sglist(sc), scsi_sg_count(sc),
+		       SG_MITER_ATOMIC |
+		       (to_bounce ? SG_MITER_FROM_SG : SG_MITER_TO_SG));
+	while (sg && sg_miter_next(&m)) {
+		size_t done = 0;
+
+		while (sg && done < m.length) {
+			size_t n = min_t(size_t, m.length - done,
+					 sg->length - pos);
+			u8 *p = (u8 *)page_address(sg_page(sg)) + pos;
+
+			if (to_bounce)
+				memcpy(p, (u8 *)m.addr + done, n);
+			else
+				memcpy((u8 *)m.addr + done, p, n);
+			done += n;
+			pos += n;
+			if (pos == sg->length) {
+				sg = sg_next(sg);
+				pos = 0;
+			}
+		}
+	}
+	sg_miter_stop(&m);
+}
+
 /**
  * isi_unmap_data() - release the DMA mapping, bounce buffer and MR of a
  *	SCSI task
@@ -265,12 +319,10 @@ void isi_unmap_data(struct isi_conn *ic, struct isi_task *it,
 				it->dir);
 		it->nents = 0;
 	}
-	if (it->bounce) {
+	if (it->bounce.sgl) {
 		/* a READ's data reaches the command before it completes */
 		if (it->dir == DMA_FROM_DEVICE)
-			sg_copy_from_buffer(scsi_sglist(sc), scsi_sg_count(sc),
-					    page_address(it->bounce),
-					    scsi_bufflen(sc));
+			isi_bounce_copy(&it->bounce, sc, false);
 		/*
 		 * A task that ended without a SCSI Response leaves its MR
 		 * valid until isi_fr_fence(): the target can still write
@@ -282,12 +334,11 @@ void isi_unmap_data(struct isi_conn *ic, struct isi_task *it,
 			struct isi_host *ih = iscsi_host_priv(sc->device->host);
 
 			fr->held = it->bounce;
-			fr->held_order = it->bounce_order;
 			atomic_inc(&ih->bounce_held);
 		} else {
-			__free_pages(it->bounce, it->bounce_order);
+			isi_bounce_free(&it->bounce);
 		}
-		it->bounce = NULL;
+		it->bounce.sgl = NULL;
 	}
 	if (fr) {
 		isi_fr_put(ic, fr);
@@ -297,21 +348,38 @@ void isi_unmap_data(struct isi_conn *ic, struct isi_task *it,
 	it->wsv = false;
 }
 
-/* Put the data of @sc in a page-aligned buffer of its own. */
+/*
+ * Put the data of @sc in a page-aligned buffer of its own, page by page:
+ * one allocation of the whole length would need a block of up to order 12
+ * (16 MiB), which GFP_ATOMIC cannot get once memory is fragmented (and
+ * above order 10 never). Every piece but the last is a whole page, which
+ * is what an FRWR maps. Nothing is mapped or posted yet: a failure is
+ * -ENOMEM, and libiscsi sends the command later.
+ */
 static int isi_bounce(struct isi_task *it, struct scsi_cmnd *sc)
 {
-	u32 len = scsi_bufflen(sc);
+	u32 len = scsi_bufflen(sc), n = DIV_ROUND_UP(len, PAGE_SIZE);
+	struct scatterlist *sg;
+	unsigned int i;
 
-	it->bounce_order = get_order(len);
-	it->bounce = alloc_pages(GFP_ATOMIC, it->bounce_order);
-	if (!it->bounce)
+	if (sg_alloc_table(&it->bounce, n, GFP_ATOMIC | __GFP_NOWARN)) {
+		it->bounce.sgl = NULL;
 		return -ENOMEM;
+	}
+	for_each_sg(it->bounce.sgl, sg, n, i) {
+		struct page *page = alloc_page(GFP_ATOMIC | __GFP_NOWARN);
+
+		if (!page) {
+			isi_bounce_free(&it->bounce);
+			return -ENOMEM;
+		}
+		sg_set_page(sg, page, min_t(u32, len, PAGE_SIZE), 0);
+		len -= sg->length;
+	}
 	if (it->dir == DMA_TO_DEVICE)
-		sg_copy_to_buffer(scsi_sglist(sc), scsi_sg_count(sc),
-				  page_address(it->bounce), len);
-	sg_init_one(&it->bounce_sg, page_address(it->bounce), len);
-	it->sgl = &it->bounce_sg;
-	it->sg_count = 1;
+		isi_bounce_copy(&it->bounce, sc, true);
+	it->sgl = it->bounce.sgl;
+	it->sg_count = n;
 	return 0;
 }
 
@@ -466,9 +534,7 @@ void isi_detach_tasks(struct isi_conn *ic, struct iscsi_conn *conn)
 		it->nents = 0;
 		it->fr = NULL;
 		it->inv_slot = false;
-		if (it->bounce)
-			__free_pages(it->bounce, it->bounce_order);
-		it->bounce = NULL;
+		isi_bounce_free(&it->bounce);
 	}
 	spin_unlock_bh(&session->back_lock);
 }

@@ -7,6 +7,8 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/gfp.h>
+#include <linux/mm.h>
 #include <rdma/ib_verbs.h>
 #include <scsi/iscsi_proto.h>
 #include <scsi/scsi_host.h>
@@ -373,9 +375,104 @@ u32 isi_rx_count(u32 cmds_max)
 	return min_t(u32, cmds_max, ISI_CMDS_MAX) + ISI_RX_EXTRA;
 }
 
+/*
+ * The spill buffer's pages belong to the session (its host): allocated by
+ * the first connection start that needs them, at login, and lent to every
+ * later connection of the session, so that recovering it after a link flap
+ * or a target reset allocates no block of order 7 (256 KiB of data and the
+ * headers) on a machine whose memory is fragmented by then. A connection
+ * maps them for its device and gives them back once its QP is drained
+ * (isi_rx_spill_return(): stop_conn, device removal). Only a connection
+ * that finds them still lent to an earlier one, or too small for what it
+ * negotiated, allocates.
+ */
+static int isi_rx_spill_get(struct isi_conn *ic, struct isi_host *ih,
+			    u32 size)
+{
+	struct ib_device *ib_dev = ic->base.dev->ib_dev;
+	u32 bytes = PAGE_ALIGN(size);
+	void *buf = NULL;
+
+	mutex_lock(&ih->lock);
+	if (!ih->spill_lent) {
+		if (ih->spill && ih->spill_bytes < bytes) {
+			free_pages_exact(ih->spill, ih->spill_bytes);
+			ih->spill = NULL;
+		}
+		if (!ih->spill) {
+			ih->spill = alloc_pages_exact(bytes, GFP_KERNEL);
+			ih->spill_bytes = ih->spill ? bytes : 0;
+		}
+		if (ih->spill) {
+			buf = ih->spill;
+			bytes = ih->spill_bytes;
+			ih->spill_lent = true;
+			ic->spill_host = ih;
+		}
+	}
+	mutex_unlock(&ih->lock);
+	if (!buf) {
+		buf = alloc_pages_exact(bytes, GFP_KERNEL);
+		if (!buf)
+			return -ENOMEM;
+	}
+	ic->spill = buf;
+	ic->spill_bytes = bytes;
+	ic->spill_size = size;
+	ic->spill_dma = ib_dma_map_single(ib_dev, buf, size, DMA_FROM_DEVICE);
+	if (ib_dma_mapping_error(ib_dev, ic->spill_dma)) {
+		ic->spill_dma = 0;
+		isi_rx_spill_return(ic);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/**
+ * isi_rx_spill_return() - unmap the spill buffer; give its pages back to
+ *	the session, or free them if they are the connection's own
+ * @ic: the connection, drained; its session (if the pages are the
+ *	session's) still exists: the connection is still bound
+ *
+ * Safe when the connection has no spill buffer.
+ */
+void isi_rx_spill_return(struct isi_conn *ic)
+{
+	struct isi_host *ih = ic->spill_host;
+
+	if (!ic->spill)
+		return;
+	if (ic->spill_dma)
+		ib_dma_unmap_single(ic->base.dev->ib_dev, ic->spill_dma,
+				    ic->spill_size, DMA_FROM_DEVICE);
+	ic->spill_dma = 0;
+	if (ih) {
+		mutex_lock(&ih->lock);
+		ih->spill_lent = false;
+		mutex_unlock(&ih->lock);
+		ic->spill_host = NULL;
+	} else {
+		free_pages_exact(ic->spill, ic->spill_bytes);
+	}
+	ic->spill = NULL;
+}
+
+/**
+ * isi_rx_spill_free() - free the session's spill buffer pages
+ * @ih: the host of a session being destroyed; no connection of it has
+ *	them any more (stop_conn gave them back)
+ */
+void isi_rx_spill_free(struct isi_host *ih)
+{
+	if (ih->spill && !ih->spill_lent)
+		free_pages_exact(ih->spill, ih->spill_bytes);
+	ih->spill = NULL;
+}
+
 /**
  * isi_rx_ffp_post() - allocate and post the full-feature receive buffers
  * @ic: the connection
+ * @ih: its session's host, which keeps the spill buffer's pages
  * @nr: buffers wanted
  * @data_max: data segment bytes a message may carry
  *	(InitiatorRecvDataSegmentLength)
@@ -383,25 +480,21 @@ u32 isi_rx_count(u32 cmds_max)
  * @nr buffers of %ISI_RX_SMALL bytes (packed in pages by the core), which
  * hold every message but a large Text Response (or a NOP-In or asynchronous
  * message with more than a few hundred bytes of data), and one spill buffer
- * for the rest of such a message, shared by all: see
+ * for the rest of such a message, shared by all (isi_rx_spill_get()): see
  * Documentation/initiator.md, "Receive buffers", for why one is enough.
  *
  * Return: 0, -ENOMEM or the error of ib_post_recv().
  */
-int isi_rx_ffp_post(struct isi_conn *ic, u32 nr, u32 data_max)
+int isi_rx_ffp_post(struct isi_conn *ic, struct isi_host *ih, u32 nr,
+		    u32 data_max)
 {
 	u32 size = ISDM_HDR_LEN_EXT + ISDM_BHS_LEN + data_max;
 	u32 i;
 	int ret;
 
-	/* one buffer of its own in whole pages (no completion: never posted) */
-	ret = isdm_rx_ring_alloc(ic->base.dev, &ic->spill_ring, 1, size, 0,
-				 NULL);
+	ret = isi_rx_spill_get(ic, ih, size);
 	if (ret)
 		return ret;
-	ic->spill = ic->spill_ring.desc[0].buf;
-	ic->spill_dma = ic->spill_ring.desc[0].dma;
-	ic->spill_size = size;
 	ic->spill_sge.addr = ic->spill_dma + ISI_RX_SMALL;
 	ic->spill_sge.length = size - ISI_RX_SMALL;
 	ic->spill_sge.lkey = ic->base.dev->pd->local_dma_lkey;
@@ -430,7 +523,6 @@ void isi_rx_destroy(struct isi_conn *ic)
 	isdm_rx_ring_free(ic->base.dev, &ic->rx_ring);
 	ic->rx = NULL;
 	ic->nr_rx = 0;
-	isdm_rx_ring_free(ic->base.dev, &ic->spill_ring);
-	ic->spill = NULL;
+	isi_rx_spill_return(ic);
 	isdm_login_buf_free(ic->base.dev, &ic->login);
 }

@@ -106,6 +106,8 @@ void isi_conn_stop(struct iscsi_cls_conn *cls_conn, int flag)
 	}
 	mutex_lock(&ic->lock);
 	isi_conn_terminate(ic);
+	/* drained: the spill buffer goes back to the session while it exists */
+	isi_rx_spill_return(ic);
 	isi_host_update(ic, conn, false);
 	iscsi_conn_stop(cls_conn, flag);
 	WRITE_ONCE(ic->iconn, NULL);

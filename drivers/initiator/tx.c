@@ -152,7 +152,117 @@ static bool isi_map_imm(struct isi_conn *ic, struct iscsi_task *task,
 	return true;
 }
 
-static int isi_send_command(struct isi_conn *ic, struct iscsi_task *task)
+/* Unmap and free a chain of built Data-Outs that were never posted. */
+static void isi_dataouts_free(struct isi_conn *ic, struct isi_tx *tx)
+{
+	while (tx) {
+		struct isi_tx *next = tx->next;
+
+		isdm_tx_unmap(ic->base.dev, &tx->send);
+		kmem_cache_free(isi_tx_cache, tx);
+		tx = next;
+	}
+}
+
+/*
+ * Build every unsolicited Data-Out of @task, whose MR is registered, into a
+ * chain at @list: the BHS from libiscsi, the data from the MR, the headers
+ * mapped. Nothing is posted.
+ */
+static int isi_dataouts_build(struct isi_conn *ic, struct iscsi_task *task,
+			      struct isi_tx **list)
+{
+	struct isi_task *it = task->dd_data;
+	struct iscsi_r2t_info *r2t = &task->unsol_r2t;
+	u32 sent = r2t->sent, datasn = r2t->datasn;
+	struct isi_tx **tail = list;
+	struct iscsi_data *hdr;
+	struct isi_tx *tx;
+	u32 off, len;
+	int ret;
+
+	*list = NULL;
+	while (iscsi_task_has_unsol_data(task)) {
+		tx = kmem_cache_zalloc(isi_tx_cache, GFP_ATOMIC);
+		if (!tx) {
+			ret = -ENOMEM;
+			goto free;
+		}
+		tx->send.hdr = tx->hdr;
+		hdr = isdm_tx_bhs(&tx->send);
+		iscsi_prep_data_out_pdu(task, r2t, hdr);
+		off = be32_to_cpu(hdr->offset);
+		len = ntoh24(hdr->dlength);
+		if (!len || off + len > scsi_bufflen(task->sc)) {
+			ret = -EINVAL;
+			goto free_tx;
+		}
+		tx->send.sge[1].addr = it->fr->mr->iova + off;
+		tx->send.sge[1].length = len;
+		tx->send.sge[1].lkey = it->fr->mr->lkey;
+		tx->send.num_sge = 2;
+		tx->nr_wr = 1;
+		tx->task = task;
+		tx->dataout = true;
+		ret = isi_tx_prep(ic, tx, NULL);
+		if (ret)
+			goto free_tx;
+		*tail = tx;
+		tail = &tx->next;
+		r2t->sent += r2t->data_count;
+	}
+	return 0;
+free_tx:
+	kmem_cache_free(isi_tx_cache, tx);
+free:
+	isi_dataouts_free(ic, *list);
+	*list = NULL;
+	r2t->sent = sent;
+	r2t->datasn = datasn;
+	return ret;
+}
+
+/*
+ * The unsolicited Data-Outs @task's SCSI Command announces, one per
+ * MaxXmitDataSegmentLength (TargetRecvDataSegmentLength) of its first
+ * burst, as iscsi_prep_data_out_pdu() cuts them. A command that would need
+ * more than the send queue keeps for Data-Outs (%ISI_DATAOUT_MAX) sends
+ * none: its F bit set, the target fetches all data beyond the immediate
+ * data by RDMA Read (the F bit ends the unsolicited data, RFC 7143
+ * 11.3.1; unsolicited Data-Outs are optional, RFC 5046 1.6).
+ *
+ * Return: the number of Data-Outs, or -EINVAL.
+ */
+static int isi_dataouts_count(struct iscsi_task *task)
+{
+	struct iscsi_r2t_info *r2t = &task->unsol_r2t;
+	u32 seg = task->conn->max_xmit_dlength;
+	u32 n;
+
+	if (!iscsi_task_has_unsol_data(task))
+		return 0;
+	if (!seg || task->imm_count + r2t->data_length > scsi_bufflen(task->sc))
+		return -EINVAL;
+	n = DIV_ROUND_UP(r2t->data_length - r2t->sent, seg);
+	if (n <= ISI_DATAOUT_MAX)
+		return n;
+	r2t->data_length = 0;
+	r2t->sent = 0;
+	task->hdr->flags |= ISCSI_FLAG_CMD_FINAL;
+	return 0;
+}
+
+/*
+ * Post the SCSI Command of @task. Its CmdSN is spent once the Send is
+ * posted: libiscsi hands it to the next command only when this returns an
+ * error, and sending the same CmdSN twice makes the target drop the second
+ * command and wait for the first one's data. So everything that can fail
+ * for the unsolicited Data-Outs happens before: their send queue slots are
+ * reserved together with the command's and their Sends built into @douts,
+ * for isi_dataouts_post() to post right behind it.
+ */
+static int isi_send_command(struct isi_conn *ic, struct iscsi_task *task,
+			    struct isi_tx **douts)
 {
 	struct isi_task *it = task->dd_data;
 	struct scsi_cmnd *sc = task->sc;
@@ -160,8 +270,9 @@ static int isi_send_command(struct isi_conn *ic, struct iscsi_task *task)
 	struct isdm_stags st = {};
 	struct ib_send_wr inv, *first = NULL;
 	struct ib_reg_wr reg;
-	int nr_wr = 1, ret;
+	int nr_wr = 1, nr_dout, ret;
 
+	*douts = NULL;
 	tx->send.num_sge = 1;
 	if (scsi_bufflen(sc)) {
 		if (sc->sc_data_direction != DMA_TO_DEVICE &&
@@ -174,7 +285,10 @@ static int isi_send_command(struct isi_conn *ic, struct iscsi_task *task)
 		 */
 		nr_wr = 4;
 	}
-	if (!isi_sq_reserve(ic, nr_wr))
+	nr_dout = isi_dataouts_count(task);
+	if (nr_dout < 0)
+		return nr_dout;
+	if (!isi_sq_reserve(ic, nr_wr + nr_dout))
 		return -EAGAIN;
 	if (scsi_bufflen(sc) && isi_map_imm(ic, task, tx)) {
 		/* no LOCAL_INV and REG_MR in front of the Send */
@@ -194,6 +308,11 @@ static int isi_send_command(struct isi_conn *ic, struct iscsi_task *task)
 			tx->send.sge[1].lkey = it->fr->mr->lkey;
 			tx->send.num_sge = 2;
 		}
+		if (nr_dout) {
+			ret = isi_dataouts_build(ic, task, douts);
+			if (ret)
+				goto unmap;
+		}
 	}
 	tx->nr_wr = nr_wr;
 	tx->task = task;
@@ -201,65 +320,47 @@ static int isi_send_command(struct isi_conn *ic, struct iscsi_task *task)
 	tx->put_task = false;
 	ret = isi_tx_prep(ic, tx, &st);
 	if (ret)
-		goto unmap;
+		goto free_douts;
 	ret = isi_tx_post(ic, tx, first);
 	if (ret)
-		goto unmap;
+		goto free_douts;
 	return 0;
+free_douts:
+	isi_dataouts_free(ic, *douts);
+	*douts = NULL;
 unmap:
 	isi_reg_undo(it);
 	isi_unmap_data(ic, it, sc);
 unreserve:
-	atomic_sub(nr_wr, &ic->sq_used);
+	atomic_sub(nr_wr + nr_dout, &ic->sq_used);
 	return ret;
 }
 
-static int isi_send_dataout(struct isi_conn *ic, struct iscsi_task *task)
+/*
+ * Post the Data-Outs isi_send_command() built, each in a send queue slot
+ * it reserved. A failure here is the QP's: the slots and descriptors left
+ * go back, and the connection fails with the Sends the QP flushes.
+ */
+static void isi_dataouts_post(struct isi_conn *ic, struct isi_tx *tx)
 {
-	struct isi_task *it = task->dd_data;
-	struct iscsi_data *hdr;
-	struct isi_tx *tx;
-	u32 off, len;
+	struct isi_tx *next;
 	int ret;
 
-	if (!it->fr)
-		return -EINVAL;
-	if (!isi_sq_reserve(ic, 1))
-		return -EAGAIN;
-	tx = kmem_cache_zalloc(isi_tx_cache, GFP_ATOMIC);
-	if (!tx) {
-		ret = -ENOMEM;
-		goto unreserve;
+	for (; tx; tx = next) {
+		next = tx->next;
+		ret = isi_tx_post(ic, tx, NULL);
+		if (ret)
+			break;
 	}
-	tx->send.hdr = tx->hdr;
-	hdr = isdm_tx_bhs(&tx->send);
-	iscsi_prep_data_out_pdu(task, &task->unsol_r2t, hdr);
-	off = be32_to_cpu(hdr->offset);
-	len = ntoh24(hdr->dlength);
-	if (off + len > scsi_bufflen(task->sc)) {
-		ret = -EINVAL;
-		goto free;
-	}
-	tx->send.sge[1].addr = it->fr->mr->iova + off;
-	tx->send.sge[1].length = len;
-	tx->send.sge[1].lkey = it->fr->mr->lkey;
-	tx->send.num_sge = 2;
-	tx->nr_wr = 1;
-	tx->task = task;
-	tx->dataout = true;
-	ret = isi_tx_prep(ic, tx, NULL);
-	if (ret)
-		goto free;
-	ret = isi_tx_post(ic, tx, NULL);
-	if (ret)
-		goto free;
-	return 0;
-free:
+	if (!tx)
+		return;
+	pr_err_ratelimited("Data-Out of task 0x%x not posted: %d\n",
+			   tx->task->itt, ret);
 	kmem_cache_free(isi_tx_cache, tx);
-unreserve:
-	atomic_sub(1, &ic->sq_used);
-	task->unsol_r2t.datasn--;
-	return ret;
+	for (tx = next; tx; tx = tx->next)
+		atomic_dec(&ic->sq_used);
+	atomic_dec(&ic->sq_used);
+	isi_dataouts_free(ic, next);
 }
 
 /**
@@ -274,6 +375,7 @@ int isi_xmit_task(struct iscsi_task *task)
 	struct iscsi_conn *conn = task->conn;
 	struct isi_conn *ic = conn->dd_data;
 	struct isi_task *it = task->dd_data;
+	struct isi_tx *douts;
 	int ret;
 
 	if (!ic || READ_ONCE(ic->state) != ISI_UP)
@@ -281,18 +383,13 @@ int isi_xmit_task(struct iscsi_task *task)
 	if (!task->sc)
 		return isi_send_control(ic, task);
 
-	if (!it->cmd_sent) {
-		ret = isi_send_command(ic, task);
-		if (ret)
-			goto out;
-		it->cmd_sent = true;
-	}
-	while (iscsi_task_has_unsol_data(task)) {
-		ret = isi_send_dataout(ic, task);
-		if (ret)
-			goto out;
-		task->unsol_r2t.sent += task->unsol_r2t.data_count;
-	}
+	if (it->cmd_sent)
+		return 0;
+	ret = isi_send_command(ic, task, &douts);
+	if (ret)
+		goto out;
+	it->cmd_sent = true;
+	isi_dataouts_post(ic, douts);
 	return 0;
 out:
 	/* called under the session's frwd_lock: no iscsi_conn_failure() */
@@ -317,7 +414,7 @@ int isi_init_task(struct iscsi_task *task)
 	if (task->sc) {
 		it->fr = NULL;
 		it->nents = 0;
-		it->bounce = NULL;
+		it->bounce.sgl = NULL;
 		it->cmd_sent = false;
 		it->rsv = false;
 		it->wsv = false;
@@ -343,9 +440,7 @@ void isi_cleanup_task(struct iscsi_task *task)
 		/* the connection was stopped: its resources are gone */
 		it->fr = NULL;
 		it->nents = 0;
-		if (it->bounce)
-			__free_pages(it->bounce, it->bounce_order);
-		it->bounce = NULL;
+		isi_bounce_free(&it->bounce);
 		return;
 	}
 	isi_unmap_data(ic, it, task->sc);

@@ -95,7 +95,7 @@ if [ $part_ini = 1 ]; then
 	del_pid=$!
 	vm_wait 30 sh -c "dmesg | grep -q 'iser_dm: rxe0 removed: .*waiting'" ||
 		vm_fail "the device removal did not start waiting for its connections"
-	ep=$("$ep_tool" connect iser "$VM_TGT_IP" "$VM_ISER_PORT") ||
+	ep=$("$ep_tool" iser connect "$VM_TGT_IP" "$VM_ISER_PORT") ||
 		vm_fail "iscsi_ep connect failed"
 	vm_log "endpoint $ep opened during the removal"
 	vm_wait 15 sh -c "dmesg | grep -q 'ib_iser: connection setup failed at address resolved: -19'" ||
@@ -107,7 +107,7 @@ if [ $part_ini = 1 ]; then
 		kill -0 "$del_pid" 2>/dev/null || { returned=1; break; }
 		sleep 0.1
 	done
-	"$ep_tool" disconnect iser "$ep" || vm_log "iscsi_ep disconnect $ep failed"
+	"$ep_tool" iser disconnect "$ep" || vm_log "iscsi_ep disconnect $ep failed"
 	if [ $returned = 0 ]; then
 		if vm_wait 60 sh -c "! kill -0 $del_pid 2>/dev/null"; then
 			how="it returned after ep_disconnect"

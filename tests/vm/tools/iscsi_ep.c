@@ -1,51 +1,45 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * iscsi_ep: drive an iSCSI transport's endpoint calls over the iSCSI
- * netlink interface, the way iscsid does, without iscsid.
+ * iscsi_ep: the endpoint requests of the iSCSI netlink interface, as
+ * iscsid sends them, one at a time, for a transport of
+ * /sys/class/iscsi_transport:
  *
- * The scenarios use it to hold an endpoint as a dead iscsid would: the
- * kernel keeps an endpoint until ep_disconnect, and an iscsid that died
- * never sends it. The tool opens an endpoint and exits; the endpoint stays
- * until "iscsi_ep disconnect".
+ *   iscsi_ep TRANSPORT connect ADDR PORT   prints the endpoint's handle
+ *   iscsi_ep TRANSPORT poll HANDLE         prints the transport's answer
+ *   iscsi_ep TRANSPORT disconnect HANDLE
  *
- * usage:
- *   iscsi_ep connect TRANSPORT ADDR PORT    prints the endpoint's handle
- *   iscsi_ep poll TRANSPORT HANDLE MS       prints 1 up, 0 pending, -1 failed
- *   iscsi_ep disconnect TRANSPORT HANDLE
+ * An endpoint outlives this process: it stays until a disconnect. The
+ * exit status is 0 when the kernel answered 0 (poll: 0, 1 or -1 are
+ * answers), 1 with a negative answer (printed), 2 on bad usage or a
+ * netlink failure.
  *
- * TRANSPORT is a name in /sys/class/iscsi_transport (iser, tcp). ADDR is an
- * IPv4 or IPv6 address. Exit status 0 on success; 1 with a message on
- * stderr when the kernel refused the call or a local step failed.
- *
- * The message layout is the kernel's ABI with iscsid (struct iscsi_uevent,
- * include/scsi/iscsi_if.h): type, iferror, the transport's handle, a
- * 24-byte union of requests and a 16-byte union of results, 56 bytes in
- * all and 8-byte aligned; ep_connect's address follows the struct.
+ * struct iscsi_uevent (include/scsi/iscsi_if.h of the kernel, the same in
+ * 6.1 and 6.12) is mirrored here with only the members these requests
+ * use; the sizes are checked at compile time.
  */
+#define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <linux/netlink.h>
 #include <netinet/in.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
-#define NETLINK_ISCSI_PROTO		8
-#define UEV_BASE			10
-#define UEV_EP_CONNECT			(UEV_BASE + 12)
-#define UEV_EP_POLL			(UEV_BASE + 13)
-#define UEV_EP_DISCONNECT		(UEV_BASE + 14)
-#define KEV_BASE			100
-#define KEV_IF_ERROR			(KEV_BASE + 3)
+#ifndef NETLINK_ISCSI
+#define NETLINK_ISCSI 8
+#endif
 
-/*
- * struct iscsi_uevent, with the members this tool uses; its u64 member
- * gives it the 8-byte alignment of the kernel's
- */
-struct uev {
+#define EV_EP_CONNECT		22	/* ISCSI_UEVENT_TRANSPORT_EP_CONNECT */
+#define EV_EP_POLL		23	/* ISCSI_UEVENT_TRANSPORT_EP_POLL */
+#define EV_EP_DISCONNECT	24	/* ISCSI_UEVENT_TRANSPORT_EP_DISCONNECT */
+
+struct ev {
 	uint32_t type;
 	uint32_t iferror;
 	uint64_t transport_handle;
@@ -71,166 +65,116 @@ struct uev {
 	} r;
 };
 
-_Static_assert(sizeof(struct uev) == 56 && _Alignof(struct uev) == 8,
-	       "struct iscsi_uevent is 56 bytes, 8-byte aligned");
+_Static_assert(sizeof(struct ev) == 56, "struct iscsi_uevent is 56 bytes");
+_Static_assert(offsetof(struct ev, r) == 40, "iscsi_uevent.r at 40");
 
-struct msg {
-	struct nlmsghdr nlh;
-	struct uev ev;
-	struct sockaddr_storage addr;
-};
-
-static int die(const char *what)
-{
-	fprintf(stderr, "iscsi_ep: %s: %s\n", what, strerror(errno));
-	return 1;
-}
-
-static int transport_handle(const char *name, uint64_t *handle)
+static uint64_t transport_handle(const char *name)
 {
 	char path[256];
+	unsigned long long h = 0;
 	FILE *f;
-	int ok;
 
 	snprintf(path, sizeof(path), "/sys/class/iscsi_transport/%s/handle",
 		 name);
 	f = fopen(path, "r");
-	if (!f)
-		return die(path);
-	ok = fscanf(f, "%" SCNu64, handle) == 1;
-	fclose(f);
-	if (!ok) {
-		fprintf(stderr, "iscsi_ep: %s: no handle\n", path);
-		return 1;
+	if (!f || fscanf(f, "%llu", &h) != 1) {
+		fprintf(stderr, "iscsi_ep: cannot read %s\n", path);
+		exit(2);
 	}
-	return 0;
+	fclose(f);
+	return h;
 }
 
-/* send @m (its ev.type set) and read the kernel's reply into @reply */
-static int nl_request(struct msg *m, size_t payload, struct uev *reply)
+/* Send @len bytes of @req (an ev and what follows it); the answer in @ans. */
+static void request(void *req, size_t len, struct ev *ans)
 {
-	struct sockaddr_nl local = { .nl_family = AF_NETLINK };
+	struct sockaddr_nl me = { .nl_family = AF_NETLINK, .nl_pid = 0 };
 	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
-	char buf[4096];
+	uint64_t buf[NLMSG_SPACE(1024) / 8];
 	struct nlmsghdr *nlh = (struct nlmsghdr *)buf;
+	struct ev *ev = req;
 	ssize_t n;
 	int fd;
 
-	fd = socket(AF_NETLINK, SOCK_RAW, NETLINK_ISCSI_PROTO);
-	if (fd < 0)
-		return die("netlink socket");
-	if (bind(fd, (struct sockaddr *)&local, sizeof(local))) {
-		close(fd);
-		return die("bind");
+	fd = socket(AF_NETLINK, SOCK_RAW, NETLINK_ISCSI);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&me, sizeof(me))) {
+		fprintf(stderr, "iscsi_ep: netlink: %s\n", strerror(errno));
+		exit(2);
 	}
-	m->nlh.nlmsg_len = NLMSG_LENGTH(payload);
-	m->nlh.nlmsg_type = m->ev.type;
-	m->nlh.nlmsg_flags = NLM_F_REQUEST;
-	if (sendto(fd, m, m->nlh.nlmsg_len, 0, (struct sockaddr *)&kernel,
+	memset(buf, 0, sizeof(buf));
+	nlh->nlmsg_len = NLMSG_LENGTH(len);
+	nlh->nlmsg_type = ev->type;
+	nlh->nlmsg_pid = getpid();
+	memcpy(NLMSG_DATA(nlh), req, len);
+	if (sendto(fd, nlh, nlh->nlmsg_len, 0, (struct sockaddr *)&kernel,
 		   sizeof(kernel)) < 0) {
-		close(fd);
-		return die("sendto");
+		fprintf(stderr, "iscsi_ep: send: %s\n", strerror(errno));
+		exit(2);
 	}
-	n = recv(fd, buf, sizeof(buf), 0);
+	for (;;) {
+		n = recv(fd, buf, sizeof(buf), 0);
+		if (n < 0) {
+			fprintf(stderr, "iscsi_ep: recv: %s\n", strerror(errno));
+			exit(2);
+		}
+		if ((size_t)n < NLMSG_LENGTH(sizeof(*ans)))
+			continue;
+		memcpy(ans, NLMSG_DATA(nlh), sizeof(*ans));
+		/* the answer carries the request's type (ev.type: an error) */
+		if (nlh->nlmsg_type == ev->type)
+			break;
+	}
 	close(fd);
-	if (n < 0)
-		return die("recv");
-	if ((size_t)n < NLMSG_LENGTH(sizeof(*reply)) ||
-	    nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*reply))) {
-		fprintf(stderr, "iscsi_ep: short reply (%zd bytes)\n", n);
-		return 1;
-	}
-	memcpy(reply, NLMSG_DATA(nlh), sizeof(*reply));
-	if (reply->type == KEV_IF_ERROR) {
-		fprintf(stderr, "iscsi_ep: the kernel refused the request: %s\n",
-			strerror(-(int32_t)reply->iferror));
-		return 1;
-	}
-	return 0;
-}
-
-static int ep_connect(uint64_t th, const char *addr, const char *port)
-{
-	struct sockaddr_in6 *a6;
-	struct sockaddr_in *a4;
-	struct msg m = { 0 };
-	struct uev reply;
-	int p = atoi(port);
-
-	if (p <= 0 || p > 65535) {
-		fprintf(stderr, "iscsi_ep: bad port %s\n", port);
-		return 1;
-	}
-	a4 = (struct sockaddr_in *)&m.addr;
-	a6 = (struct sockaddr_in6 *)&m.addr;
-	if (inet_pton(AF_INET, addr, &a4->sin_addr) == 1) {
-		a4->sin_family = AF_INET;
-		a4->sin_port = htons(p);
-	} else if (inet_pton(AF_INET6, addr, &a6->sin6_addr) == 1) {
-		a6->sin6_family = AF_INET6;
-		a6->sin6_port = htons(p);
-	} else {
-		fprintf(stderr, "iscsi_ep: bad address %s\n", addr);
-		return 1;
-	}
-	m.ev.type = UEV_EP_CONNECT;
-	m.ev.transport_handle = th;
-	m.ev.u.ep_connect.non_blocking = 1;
-	if (nl_request(&m, sizeof(m.ev) + sizeof(m.addr), &reply))
-		return 1;
-	printf("%" PRIu64 "\n", reply.r.ep_connect_ret.handle);
-	return 0;
-}
-
-static int ep_poll(uint64_t th, uint64_t ep, uint32_t ms)
-{
-	struct msg m = { 0 };
-	struct uev reply;
-
-	m.ev.type = UEV_EP_POLL;
-	m.ev.transport_handle = th;
-	m.ev.u.ep_poll.ep_handle = ep;
-	m.ev.u.ep_poll.timeout_ms = ms;
-	if (nl_request(&m, sizeof(m.ev), &reply))
-		return 1;
-	printf("%d\n", reply.r.retcode);
-	return 0;
-}
-
-static int ep_disconnect(uint64_t th, uint64_t ep)
-{
-	struct msg m = { 0 };
-	struct uev reply;
-
-	m.ev.type = UEV_EP_DISCONNECT;
-	m.ev.transport_handle = th;
-	m.ev.u.ep_disconnect.ep_handle = ep;
-	return nl_request(&m, sizeof(m.ev), &reply);
-}
-
-static int print_usage(void)
-{
-	fprintf(stderr,
-		"usage: iscsi_ep connect TRANSPORT ADDR PORT\n"
-		"       iscsi_ep poll TRANSPORT HANDLE MS\n"
-		"       iscsi_ep disconnect TRANSPORT HANDLE\n");
-	return 1;
 }
 
 int main(int argc, char **argv)
 {
-	uint64_t th;
+	struct {
+		struct ev ev;
+		struct sockaddr_in sin;
+	} req;
+	struct ev ans;
 
-	if (argc < 3)
-		return print_usage();
-	if (transport_handle(argv[2], &th))
+	if (argc < 4) {
+		fprintf(stderr, "usage: iscsi_ep TRANSPORT connect ADDR PORT\n"
+			"       iscsi_ep TRANSPORT poll|disconnect HANDLE\n");
+		return 2;
+	}
+	memset(&req, 0, sizeof(req));
+	req.ev.transport_handle = transport_handle(argv[1]);
+	if (!strcmp(argv[2], "connect") && argc == 5) {
+		req.ev.type = EV_EP_CONNECT;
+		req.ev.u.ep_connect.non_blocking = 0;
+		req.sin.sin_family = AF_INET;
+		req.sin.sin_port = htons(atoi(argv[4]));
+		if (inet_pton(AF_INET, argv[3], &req.sin.sin_addr) != 1) {
+			fprintf(stderr, "iscsi_ep: bad address %s\n", argv[3]);
+			return 2;
+		}
+		request(&req, sizeof(req), &ans);
+		if (ans.iferror) {
+			printf("error %d\n", (int32_t)ans.iferror);
+			return 1;
+		}
+		printf("%" PRIu64 "\n", ans.r.ep_connect_ret.handle);
+		return 0;
+	}
+	if (!strcmp(argv[2], "poll")) {
+		req.ev.type = EV_EP_POLL;
+		req.ev.u.ep_poll.ep_handle = strtoull(argv[3], NULL, 0);
+		req.ev.u.ep_poll.timeout_ms = 100;
+	} else if (!strcmp(argv[2], "disconnect")) {
+		req.ev.type = EV_EP_DISCONNECT;
+		req.ev.u.ep_disconnect.ep_handle = strtoull(argv[3], NULL, 0);
+	} else {
+		fprintf(stderr, "iscsi_ep: unknown request %s\n", argv[2]);
+		return 2;
+	}
+	request(&req, sizeof(req.ev), &ans);
+	if (ans.iferror) {
+		printf("error %d\n", (int32_t)ans.iferror);
 		return 1;
-	if (!strcmp(argv[1], "connect") && argc == 5)
-		return ep_connect(th, argv[3], argv[4]);
-	if (!strcmp(argv[1], "poll") && argc == 5)
-		return ep_poll(th, strtoull(argv[3], NULL, 0),
-			       (uint32_t)strtoul(argv[4], NULL, 0));
-	if (!strcmp(argv[1], "disconnect") && argc == 4)
-		return ep_disconnect(th, strtoull(argv[3], NULL, 0));
-	return print_usage();
+	}
+	printf("%d\n", ans.r.retcode);
+	return ans.r.retcode < -1 ? 1 : 0;
 }

@@ -1,0 +1,88 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Unsolicited Data-Outs at full queue depth: a SCSI Command whose
+# Data-Outs cannot all be posted must not be sent a second time under the
+# same CmdSN. The session negotiates ImmediateData=Yes, InitialR2T=No,
+# FirstBurstLength=MaxBurstLength=262144 (TargetRecvDataSegmentLength stays
+# 8192 with LIO), so each 256 KiB WRITE is one Send with 8 KiB of immediate
+# data and 31 unsolicited Data-Out Sends. The ACL's CmdSN window
+# (cmdsn_depth) is 128 and four fio jobs of verified 256 KiB random writes
+# at queue depth 128 each keep it full: up to 128 x 32 Sends for the 512
+# receive buffers our target posts at most (ist_rx_count(),
+# drivers/target/login.c), so Sends wait in RNR retry, the initiator's
+# send queue (504 slots) fills, and it fills in the middle of a command's
+# Data-Outs again and again.
+#
+# Judged:
+#  - the verified I/O passes;
+#  - the target logs none of what a SCSI Command sent twice under one
+#    CmdSN leaves: the copy ignored ("is less than ExpCmdSN"), the
+#    requeued command's Data-Outs out of sequence ("higher than expected",
+#    "outside of Unsolicited Sequence"), a Data-Out timeout;
+#  - every connection failure (libiscsi's "detected conn error") is one
+#    soft-RoCE caused itself: its requester, after an RNR NAK, executes
+#    again the REG_MRs it had already executed behind the retried Send
+#    (rxe_requester() and req_retry() of Debian's 6.1, where a local
+#    operation's WQE is not skipped on the second pass), the MR is valid,
+#    "rxe_reg_fast_mr: mr->lkey = ... not free", and the QP fails. The row
+#    turns on rdma_rxe's dynamic debug messages, which is how 6.12 prints
+#    that line. A failure with fewer such lines than failures fails the
+#    row.
+# Our target sends every Send signaled here (ib_isert signal_every=1): an
+# unsignaled SCSI Response leaves its command in LIO's list until a later
+# completion, and a WRITE that reuses the ITT of such a READ has its
+# Data-Outs dumped as "received DataOUT for a NON-WRITE command".
+
+vm_rxe_up
+vm_load_roles
+vm_module_params ib_isert.signal_every=1
+dd=/sys/kernel/debug/dynamic_debug/control
+[ -w $dd ] && echo 'module rdma_rxe +p' >$dd 2>/dev/null
+vm_target_setup
+acl=/sys/kernel/config/target/iscsi/$VM_TARGET_IQN/tpgt_1/acls/$VM_INITIATOR_IQN
+vm_must sh -c "echo 128 >$acl/cmdsn_depth"
+params="ImmediateData=Yes InitialR2T=No FirstBurstLength=262144 MaxBurstLength=262144"
+# shellcheck disable=SC2086
+vm_tcli "/iscsi/$VM_TARGET_IQN/tpg1 set parameter $params"
+vm_iscsid_start
+vm_node_new
+for kv in $params; do
+	vm_node_set "node.session.iscsi.${kv%%=*}" "${kv#*=}"
+done
+vm_node_set node.session.queue_depth 128
+vm_node_set node.session.cmds_max 128
+
+dev=$(vm_login_disk) || exit 1
+info=$(iscsiadm -m session -P 3 2>&1)
+for kv in $params; do
+	echo "$info" | grep -qx "[[:space:]]*${kv%%=*}: ${kv#*=}" ||
+		vm_fail "session did not negotiate $kv: $(echo "$info" | grep "${kv%%=*}:")"
+done
+sid0=$(iscsiadm -m session | sed -n 's/^[^[]*\[\([0-9]*\)\].*/\1/p')
+echo 128 >"/sys/block/${dev#/dev/}/device/queue_depth" 2>/dev/null
+vm_log "session $sid0, queue depth $(cat "/sys/block/${dev#/dev/}/device/queue_depth")"
+
+vm_fio "$dev" unsol <<-EOF
+	[w256k-qd128]
+	rw=randwrite
+	bs=256k
+	iodepth=128
+	iodepth_batch_submit=32
+	numjobs=4
+	size=12M
+	offset_increment=14M
+	loops=3
+EOF
+[ -w $dd ] && echo 'module rdma_rxe -p' >$dd 2>/dev/null
+
+sid1=$(iscsiadm -m session | sed -n 's/^[^[]*\[\([0-9]*\)\].*/\1/p')
+errs=$(vm_scen_dmesg | grep -cE 'detected conn error')
+rxe=$(vm_scen_dmesg | grep -cE 'rxe_reg_fast_mr: .*not free')
+dup=$(vm_scen_dmesg | grep -cE 'is less than ExpCmdSN|higher than expected|outside of Unsolicited Sequence|DataOut timeout|Data-Out timeout')
+vm_log "after the I/O: session $sid0 -> $sid1; $errs connection failure(s), $rxe soft-RoCE REG_MR re-execution(s), $dup line(s) of a duplicate CmdSN"
+vm_scen_dmesg | grep -E 'detected conn error|not free|less than ExpCmdSN|higher than expected|outside of Unsolicited|DataOut timeout|Data-Out timeout|NON-WRITE' | head -n 12
+[ "$dup" = 0 ] || vm_fail "the target saw a SCSI Command twice under one CmdSN ($dup line(s))"
+[ "$errs" -le "$rxe" ] ||
+	vm_fail "the session failed $errs time(s), soft-RoCE's REG_MR fault explains $rxe"
+vm_logout_check "$dev"
