@@ -53,20 +53,6 @@ lun1_disk() {
 	return 1
 }
 
-# delete_rxe0 SECONDS: start "rdma link delete rxe0" and wait for it up to
-# SECONDS; true when it returned in time. The command keeps running
-# otherwise ($del_pid).
-delete_rxe0() {
-	local end=$((SECONDS + $1))
-	rdma link delete rxe0 &
-	del_pid=$!
-	while [ $SECONDS -lt $end ]; do
-		kill -0 "$del_pid" 2>/dev/null || { wait "$del_pid"; return; }
-		sleep 0.1
-	done
-	return 1
-}
-
 add_rxe0() { # wait for the listener to come back, too
 	local relistened
 	relistened=$(vm_scen_dmesg | grep -c "ib_isert: portal $np: listening again on rxe0")
@@ -136,7 +122,7 @@ slow=0
 for ((r = 1; r <= rounds; r++)); do
 	released=$(dmesg | grep -c 'iser_dm: rxe0 removed: released')
 	peer_pids=()
-	for p in 1 2 3; do
+	for _ in 1 2 3; do
 		"$peer" -n 64 -m silent -t 300 "$VM_TGT_IP" "$VM_ISER_PORT" >/dev/null 2>&1 &
 		peer_pids+=($!)
 	done
