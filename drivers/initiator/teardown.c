@@ -142,7 +142,7 @@ static void isi_conn_device_removed(struct isdm_conn *base)
 	isdm_queues_destroy(&ic->base.q);
 	cm_id = ic->base.cm_id;
 	ic->base.cm_id = NULL;
-	/* nothing on the device is left: drop it (ic->base.dev is NULL) */
+	/* nothing on the device is left: drop it (ic->base.dev becomes NULL) */
 	isdm_conn_detach(&ic->base);
 	mutex_unlock(&ic->lock);
 
