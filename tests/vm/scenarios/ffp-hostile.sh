@@ -9,6 +9,8 @@
 #   shortlogin each length from 1 to 75 as the first message of a
 #              connection, a Login Request short of the iSER header and
 #              BHS: each connection closed, none answered
+#   shortstorm (only with --only) shortlogin from 4 processes at once,
+#              5 rounds, beside two busy loops: each connection closed
 #   loginrace  the operational-stage Login Request sent while the
 #              security-stage Login Response waits in RNR retry (no
 #              receive buffer posted yet): each response arrives as
@@ -165,6 +167,36 @@ leak_check() {
 
 ffp_run nop 'login=ok hello_reply=none reject=none nop_in=yes closed=no'
 ffp_run shortlogin 'shortlogin lengths=1-75 closed=75 answered=0 unsent=0 no_connection=0'
+# shortstorm (only with --only): shortlogin in 4 processes at once, 5
+# rounds, with two busy loops on the guest's CPUs: a short first message
+# then often arrives while the target's CONNECT_REQUEST handler is still
+# between rdma_accept() and putting the connection on its portal's list.
+# Every connection must still close within the tool's 10 s, not by the
+# 15 s pre-login timer
+if [ -n "$only" ] && want shortstorm; then
+	hogs=()
+	for i in 1 2; do
+		(while :; do :; done) &
+		hogs+=($!)
+	done
+	for round in 1 2 3 4 5; do
+		pids=()
+		for i in 1 2 3 4; do
+			"$ffp" -m shortlogin "$VM_TGT_IP" "$VM_ISER_PORT" \
+				>"/tmp/shortstorm.$i" 2>&1 &
+			pids+=($!)
+		done
+		wait "${pids[@]}"
+		for i in 1 2 3 4; do
+			out=$(cat "/tmp/shortstorm.$i")
+			vm_log "shortstorm round $round, process $i: $out"
+			echo "$out" | grep -q 'closed=75 answered=0 unsent=0 no_connection=0' ||
+				fails+="shortstorm round $round, process $i: $out; "
+		done
+	done
+	kill "${hogs[@]}"
+	wait "${hogs[@]}" 2>/dev/null || true
+fi
 ffp_run loginrace 'loginrace first=0>1/0 second=1>3/0 closed=no'
 ffp_run hello 'login=ok hello_reply=ok reject=none nop_in=yes closed=no'
 ffp_run hellover 'login=ok hello_reply=rejected reject=none nop_in=no closed=yes'
