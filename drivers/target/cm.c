@@ -74,6 +74,7 @@ static int ist_connect_request(struct rdma_cm_id *cm_id,
 	struct isdm_caps ini;
 	struct ist_conn *ic;
 	bool enabled, removed;
+	const char *why;
 	int ret;
 
 	memcpy(&src, &cm_id->route.addr.dst_addr, sizeof(src));
@@ -182,13 +183,15 @@ static int ist_connect_request(struct rdma_cm_id *cm_id,
 		 ic->base.mode.send_inv ? "SendInv" : "no SendInv", ic->ord);
 
 	/*
-	 * On the list and armed in one step: the first message may already
-	 * have arrived and failed the connection (ist_conn_drop_unbound()),
-	 * and a timer armed after that would fire on a freed connection.
-	 * Nothing may touch @ic after the unlock, unless it was unlinked
-	 * here. A device removal that began since the attach has found the
-	 * connection off its portal, where failing it does nothing: it is
-	 * failed here instead (once: ist_conn_unlink()).
+	 * On the list and armed in one step. The first message may already
+	 * have arrived and failed the connection, or a device removal that
+	 * began since the attach may have failed it: either found it off
+	 * its portal, where ist_conn_drop_unbound() does nothing, and left
+	 * its reason in @unbound_fail. Such a connection is torn down here
+	 * instead (once: ist_conn_unlink()); a failure from now on finds it
+	 * listed. A timer armed for a connection already torn down would
+	 * fire on a freed one, so nothing may touch @ic after the unlock
+	 * unless it was unlinked here.
 	 */
 	mutex_lock(&isnp->lock);
 	list_add_tail(&ic->np_entry, &isnp->accepted);
@@ -196,16 +199,20 @@ static int ist_connect_request(struct rdma_cm_id *cm_id,
 	ist_prelogin_arm(ic);
 	mutex_lock(&ic->lock);
 	removed = ic->dev_removed;
+	why = ic->unbound_fail;
 	mutex_unlock(&ic->lock);
-	if (removed && !ist_conn_unlink(isnp, ic))
-		removed = false;
+	if (why && !ist_conn_unlink(isnp, ic))
+		why = NULL;
 	mutex_unlock(&isnp->lock);
-	if (removed) {
+	if (why && removed)
 		/* a line of its own: the removal's many closings share one */
 		pr_info_ratelimited("closing connection from %pISpc before login: device removed during accept\n",
 				    &src);
+	else if (why)
+		pr_info_ratelimited("closing connection from %pISpc before login: %s before its accept ended\n",
+				    &src, why);
+	if (why)
 		ist_conn_drop_unlinked(ic, NULL);
-	}
 	return 0;
 
 free:

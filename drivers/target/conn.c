@@ -299,6 +299,10 @@ void ist_conn_fail(struct ist_conn *ic, const char *why, int err)
 	/* read without the lock by ist_recv_done() */
 	if (state == IST_CONN_BOUND || state == IST_CONN_FULL_FEATURE)
 		WRITE_ONCE(ic->failed, true);
+	/* for ist_connect_request(), when it has not listed it yet */
+	if ((state == IST_CONN_ACCEPTED || state == IST_CONN_PENDING) &&
+	    !ic->unbound_fail)
+		ic->unbound_fail = why;
 	mutex_unlock(&ic->lock);
 
 	switch (state) {

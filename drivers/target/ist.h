@@ -235,6 +235,9 @@ struct ist_conn_view {
  *	queued by the last put, so no release runs in a CM handler
  * @logout_posted: a Logout Response was posted
  * @dev_removed: the device is going away
+ * @unbound_fail: why the connection failed while in ACCEPTED or PENDING
+ *	state (the first reason), for a failure that comes before its
+ *	CONNECT_REQUEST handler put it on its portal's list
  * @hello_tx: the HelloReply
  * @hello_reply: its bytes; the headers @hello_tx sends
  * @view: what it negotiated, shown in debugfs
@@ -308,6 +311,7 @@ struct ist_conn {
 	struct work_struct	free_work;
 	bool			logout_posted;
 	bool			dev_removed;
+	const char		*unbound_fail;
 	struct isdm_tx		hello_tx;
 	struct isdm_hello_reply	hello_reply;
 	struct ist_conn_view	view;
