@@ -51,14 +51,14 @@ static void isdm_send_wr_init(struct ib_send_wr *wr,
  * Fills @tx->sge[0] with the @len bytes at @off and the work request with
  * @op's opcode and flags; the data SGEs @tx->sge[1..] and @tx->num_sge are
  * the caller's. Used as it is for messages without an iSER header of
- * their own (Hello, HelloReply).
+ * their own (isdm_hello_post()).
  *
  * Context: any; does not sleep.
  * Return: 0, or -ENOMEM when the buffer cannot be mapped.
  */
-int isdm_tx_map(struct isdm_device *dev, struct isdm_tx *tx, u32 off,
-		u32 len, const struct isdm_send_op *op,
-		void (*done)(struct ib_cq *cq, struct ib_wc *wc))
+static int isdm_tx_map(struct isdm_device *dev, struct isdm_tx *tx, u32 off,
+		       u32 len, const struct isdm_send_op *op,
+		       void (*done)(struct ib_cq *cq, struct ib_wc *wc))
 {
 	struct ib_device *ib_dev = dev->ib_dev;
 
@@ -85,7 +85,6 @@ int isdm_tx_map(struct isdm_device *dev, struct isdm_tx *tx, u32 off,
 	isdm_send_wr_init(&tx->wr, op);
 	return 0;
 }
-EXPORT_SYMBOL_GPL(isdm_tx_map);
 
 /**
  * isdm_tx_build() - build the iSER header of a PDU's Send, map the
@@ -151,8 +150,7 @@ EXPORT_SYMBOL_GPL(isdm_tx_unmap);
 /**
  * isdm_tx_post() - post a Send, alone or behind a chain of work requests
  * @c: the connection
- * @tx: the Send, prepared by isdm_tx_build() or isdm_tx_map(), with
- *	@tx->num_sge set
+ * @tx: the Send, prepared by isdm_tx_build(), with @tx->num_sge set
  * @first: the first WR of a chain that ends in @tx->wr (RDMA Writes,
  *	registrations), or NULL to post @tx alone
  *
@@ -167,6 +165,42 @@ int isdm_tx_post(struct isdm_conn *c, struct isdm_tx *tx,
 	return ib_post_send(c->q.qp, first ? first : &tx->wr, NULL);
 }
 EXPORT_SYMBOL_GPL(isdm_tx_post);
+
+/**
+ * isdm_hello_post() - send an iSER Hello or HelloReply
+ * @c: the connection
+ * @tx: the descriptor of the message; its buffer is @msg
+ * @msg: the message, built by isdm_hello_build() or
+ *	isdm_hello_reply_build(); it must stay in place until @done runs
+ * @len: its length
+ * @done: completion handler; it unmaps @tx (isdm_tx_unmap())
+ *
+ * A Hello and a HelloReply carry no iSCSI PDU and no iSER header of their
+ * own: the whole message is one SGE of a SendSE (RFC 5046 appendix A,
+ * figures 6 and 7). Mapped for the Send and posted, or, when either
+ * fails, left unmapped.
+ *
+ * Context: any; does not sleep.
+ * Return: 0, -ENOMEM when the message cannot be mapped, or the error of
+ * ib_post_send().
+ */
+int isdm_hello_post(struct isdm_conn *c, struct isdm_tx *tx, void *msg,
+		    u32 len, void (*done)(struct ib_cq *cq, struct ib_wc *wc))
+{
+	const struct isdm_send_op op = { .kind = ISDM_SEND_SE };
+	int ret;
+
+	tx->hdr = msg;
+	tx->num_sge = 1;
+	ret = isdm_tx_map(c->dev, tx, 0, len, &op, done);
+	if (ret)
+		return ret;
+	ret = isdm_tx_post(c, tx, NULL);
+	if (ret)
+		isdm_tx_unmap(c->dev, tx);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(isdm_hello_post);
 
 /**
  * isdm_tx_ring_free() - unmap and free what isdm_tx_ring_alloc() set up

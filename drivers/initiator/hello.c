@@ -80,33 +80,22 @@ static void isi_hello_send_done(struct ib_cq *cq, struct ib_wc *wc)
  */
 static int isi_hello_send(struct isi_conn *ic)
 {
-	struct isdm_send_op op = { .kind = ISDM_SEND_SE };
-	struct isdm_tx *tx = &ic->hello_tx;
 	int ret;
 
 	isdm_hello_build(&ic->hello, min_t(u32, ic->ird, U16_MAX));
-	tx->hdr = (u8 *)&ic->hello;
-	tx->num_sge = 1;
-	ret = isdm_tx_map(ic->base.dev, tx, 0, sizeof(ic->hello), &op,
-			  isi_hello_send_done);
-	if (ret)
-		return ret;
-	if (!isi_sq_reserve(ic, 1)) {
-		ret = -EAGAIN;
-		goto unmap;
-	}
+	if (!isi_sq_reserve(ic, 1))
+		return -EAGAIN;
 	/*
 	 * Before the post, as a release: the HelloReply may complete before
 	 * ib_post_send() returns, and its receive must see SENT
 	 */
 	smp_store_release(&ic->hello_state, ISI_HELLO_SENT);
-	ret = isdm_tx_post(&ic->base, tx, NULL);
+	ret = isdm_hello_post(&ic->base, &ic->hello_tx, &ic->hello,
+			      sizeof(ic->hello), isi_hello_send_done);
 	if (!ret)
 		return 0;
 	WRITE_ONCE(ic->hello_state, ISI_HELLO_NONE);
 	atomic_dec(&ic->sq_used);
-unmap:
-	isdm_tx_unmap(ic->base.dev, tx);
 	return ret;
 }
 

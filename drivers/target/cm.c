@@ -121,7 +121,6 @@ static int ist_connect_request(struct rdma_cm_id *cm_id,
 	spin_lock_init(&ic->send_lock);
 	spin_lock_init(&ic->itt_lock);
 	ic->login_tx.hdr = ic->login_hdr;
-	ic->hello_tx.hdr = (u8 *)&ic->hello_reply;
 
 	ret = isdm_conn_attach(&ic->base, cm_id->device, &ist_conn_ops);
 	if (ret) {

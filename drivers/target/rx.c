@@ -432,9 +432,7 @@ static void ist_hello_send_done(struct ib_cq *cq, struct ib_wc *wc)
 /* RFC 5046 5.1.3: answer a Hello with a HelloReply. */
 static int ist_handle_hello(struct ist_conn *ic, const void *buf, u32 len)
 {
-	struct isdm_tx *tx = &ic->hello_tx;
 	struct isdm_hello_result res;
-	struct isdm_send_op op = { .kind = ISDM_SEND_SE };
 	u8 max_ver, min_ver;
 	u16 ird;
 	int ret;
@@ -453,17 +451,11 @@ static int ist_handle_hello(struct ist_conn *ic, const void *buf, u32 len)
 	WRITE_ONCE(ic->view.hello_ver, res.cur_ver);
 	WRITE_ONCE(ic->view.hello_rej, res.reject);
 	WRITE_ONCE(ic->view.hellos, ic->view.hellos + 1);
-	isdm_hello_reply_build(&ic->hello_reply, &res);	/* @tx->hdr */
-	tx->num_sge = 1;
-	ret = isdm_tx_map(ic->base.dev, tx, 0, sizeof(ic->hello_reply), &op,
-			  ist_hello_send_done);
+	isdm_hello_reply_build(&ic->hello_reply, &res);
+	ret = isdm_hello_post(&ic->base, &ic->hello_tx, &ic->hello_reply,
+			      sizeof(ic->hello_reply), ist_hello_send_done);
 	if (ret)
 		return ret;
-	ret = isdm_tx_post(&ic->base, tx, NULL);
-	if (ret) {
-		isdm_tx_unmap(ic->base.dev, tx);
-		return ret;
-	}
 	/*
 	 * The connection fails once the refusal is sent
 	 * (ist_hello_send_done()); until then what arrives behind the Hello
@@ -478,8 +470,9 @@ static int ist_handle_hello(struct ist_conn *ic, const void *buf, u32 len)
  * @cq: the CQ
  * @wc: the completion
  *
- * Runs in process context (IB_POLL_WORKQUEUE): LIO's command allocation
- * may sleep. Every error tears the connection down through LIO.
+ * Runs in process context (IB_POLL_WORKQUEUE), one completion of the CQ
+ * at a time; nothing here sleeps, the CQ is shared with other
+ * connections. Every error tears the connection down through LIO.
  */
 void ist_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 {

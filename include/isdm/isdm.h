@@ -210,12 +210,12 @@ struct isdm_login_buf {
  * @premapped: @hdr is a ring slot, mapped for the life of the ring
  * @num_sge: entries of @sge in use, set by the caller: 1 for the headers
  *	alone
- * @sge: the headers (filled by isdm_tx_map()), then data segment pieces
+ * @sge: the headers (filled by isdm_tx_build()), then data segment pieces
  *	(filled by the caller)
  * @cqe: completion entry
  * @wr: the Send
  *
- * Built by isdm_tx_build() (a PDU) or isdm_tx_map() (a Hello or
+ * Built by isdm_tx_build() (a PDU) or isdm_hello_post() (a Hello or
  * HelloReply), posted by isdm_tx_post(), unmapped by isdm_tx_unmap().
  */
 struct isdm_tx {
@@ -279,9 +279,6 @@ void isdm_login_buf_free(struct isdm_device *dev, struct isdm_login_buf *lb);
 int isdm_login_buf_send_data(struct isdm_device *dev,
 			     struct isdm_login_buf *lb, struct isdm_tx *tx,
 			     const void *data, u32 len);
-int isdm_tx_map(struct isdm_device *dev, struct isdm_tx *tx, u32 off,
-		u32 len, const struct isdm_send_op *op,
-		void (*done)(struct ib_cq *cq, struct ib_wc *wc));
 int isdm_tx_build(struct isdm_conn *c, struct isdm_tx *tx,
 		  const struct isdm_stags *adv, const struct isdm_stags *st,
 		  u32 inline_len,
@@ -289,6 +286,8 @@ int isdm_tx_build(struct isdm_conn *c, struct isdm_tx *tx,
 void isdm_tx_unmap(struct isdm_device *dev, struct isdm_tx *tx);
 int isdm_tx_post(struct isdm_conn *c, struct isdm_tx *tx,
 		 struct ib_send_wr *first);
+int isdm_hello_post(struct isdm_conn *c, struct isdm_tx *tx, void *msg,
+		    u32 len, void (*done)(struct ib_cq *cq, struct ib_wc *wc));
 int isdm_tx_ring_alloc(struct isdm_device *dev, struct isdm_tx_ring *r,
 		       u32 nr, u32 slot_size);
 void isdm_tx_ring_free(struct isdm_device *dev, struct isdm_tx_ring *r);
