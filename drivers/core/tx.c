@@ -203,6 +203,40 @@ int isdm_hello_post(struct isdm_conn *c, struct isdm_tx *tx, void *msg,
 EXPORT_SYMBOL_GPL(isdm_hello_post);
 
 /**
+ * isdm_wc_log() - log a work request that completed in error
+ * @wc: its completion, not %IB_WC_SUCCESS
+ * @what: what the work request was: "receive", "send", "RDMA Read"...
+ * @peer: the peer's address for the line, or NULL
+ *
+ * The policy both sides follow: a flushed work request is no news (the
+ * queue pair went into error through another one, or the connection is
+ * being closed) and gets a debug line only; any other status gets one
+ * rate-limited line with the status's text and the device's vendor
+ * error. The caller fails its connection in either case.
+ *
+ * Context: any; does not sleep.
+ * Return: true for a flushed work request.
+ */
+bool isdm_wc_log(const struct ib_wc *wc, const char *what,
+		 const struct sockaddr_storage *peer)
+{
+	if (wc->status == IB_WC_WR_FLUSH_ERR) {
+		pr_debug("%s work request flushed\n", what);
+		return true;
+	}
+	if (peer)
+		pr_err_ratelimited("connection with %pISpc: %s completion failed: %s (%d), vendor error 0x%x\n",
+				   peer, what, ib_wc_status_msg(wc->status),
+				   wc->status, wc->vendor_err);
+	else
+		pr_err_ratelimited("%s completion failed: %s (%d), vendor error 0x%x\n",
+				   what, ib_wc_status_msg(wc->status),
+				   wc->status, wc->vendor_err);
+	return false;
+}
+EXPORT_SYMBOL_GPL(isdm_wc_log);
+
+/**
  * isdm_tx_ring_free() - unmap and free what isdm_tx_ring_alloc() set up
  * @dev: the device the slots were mapped for
  * @r: the ring; safe on one never or partly allocated, or already freed

@@ -33,13 +33,13 @@ void isi_fail(struct isi_conn *ic, enum iscsi_err err)
 {
 	struct iscsi_conn *conn = READ_ONCE(ic->iconn);
 
-	if (conn && !test_and_set_bit(ISI_F_FAILED, &ic->flags))
+	if (conn && isdm_conn_fail_once(&ic->base))
 		iscsi_conn_failure(conn, err);
 }
 
 /**
- * isi_wc_error() - a work request completed in error: log it, unless it
- *	was flushed, and fail the connection (isi_fail())
+ * isi_wc_error() - a work request completed in error: log it by the core's
+ *	policy (isdm_wc_log()) and fail the connection (isi_fail())
  * @ic: the connection
  * @wc: the completion
  * @what: what the work request was, for the log
@@ -47,10 +47,7 @@ void isi_fail(struct isi_conn *ic, enum iscsi_err err)
 void isi_wc_error(struct isi_conn *ic, struct ib_wc *wc,
 		  const char *what)
 {
-	if (wc->status != IB_WC_WR_FLUSH_ERR)
-		pr_err_ratelimited("%s completion failed: %s (%d) vendor_err 0x%x\n",
-				   what, ib_wc_status_msg(wc->status),
-				   wc->status, wc->vendor_err);
+	isdm_wc_log(wc, what, NULL);
 	isi_fail(ic, ISCSI_ERR_CONN_FAILED);
 }
 

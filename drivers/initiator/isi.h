@@ -131,15 +131,6 @@ enum isi_hello_state {
 };
 
 /**
- * enum isi_conn_flag - bits of &isi_conn.flags
- * @ISI_F_FAILED: the connection's failure was reported to libiscsi
- *	(isi_fail() reports only the first)
- */
-enum isi_conn_flag {
-	ISI_F_FAILED,
-};
-
-/**
  * struct isi_tx - one outgoing Send of a task
  * @send: the core's Send descriptor; its @hdr points at @hdr, mapped per
  *	Send (isdm_tx_build()) and unmapped by its completion
@@ -282,7 +273,6 @@ struct isi_host {
  * @offer: what our CM REQ offered (device abilities and module switches)
  * @ird: the QP's responder resources (incoming RDMA Reads)
  * @ord: the QP's initiator depth (outgoing RDMA Reads)
- * @flags: %ISI_F_FAILED
  * @rep_pd: the target's CM REP (MPA reply on iWARP) carried private data
  * @established: rdma_cm reported ESTABLISHED
  * @ffp: full feature phase receive buffers are posted
@@ -332,7 +322,6 @@ struct isi_conn {
 	struct isdm_caps	offer;
 	u32			ird;
 	u32			ord;
-	unsigned long		flags;
 	bool			rep_pd;
 	bool			established;
 	bool			ffp;

@@ -159,7 +159,7 @@ void ist_rx_give_back(struct ist_cmd *icmd)
 	if (!rx)
 		return;
 	atomic_dec(&ic->rx_held);
-	if (READ_ONCE(ic->failed))
+	if (isdm_conn_failed(&ic->base))
 		return;
 	ret = isdm_rx_post(ic->base.q.qp, ic->base.dev, rx);
 	if (ret)

@@ -290,15 +290,13 @@ static bool ist_login_abort(struct ist_conn *ic)
 void ist_conn_fail(struct ist_conn *ic, const char *why, int err)
 {
 	enum ist_conn_state state;
-	bool first;
+	bool first = false;
 
 	mutex_lock(&ic->lock);
 	state = ic->state;
 	/* LIO's reinstatement is asked for once, and logged once */
-	first = !ic->failed;
-	/* read without the lock by ist_recv_done() */
 	if (state == IST_CONN_BOUND || state == IST_CONN_FULL_FEATURE)
-		WRITE_ONCE(ic->failed, true);
+		first = isdm_conn_fail_once(&ic->base);
 	/* for ist_connect_request(), when it has not listed it yet */
 	if ((state == IST_CONN_ACCEPTED || state == IST_CONN_PENDING) &&
 	    !ic->unbound_fail)
@@ -337,7 +335,7 @@ void ist_conn_fail(struct ist_conn *ic, const char *why, int err)
  * ist_wc_failed() - a work request of @ic did not complete
  * @ic: the connection
  * @wc: its completion, not IB_WC_SUCCESS
- * @what: the work request, for the log line
+ * @what: the work request, for the log line (isdm_wc_log())
  *
  * A flushed one fails the connection too: the queue pair may have gone
  * into error through a work request whose own error completion no handler
@@ -350,11 +348,11 @@ void ist_conn_fail(struct ist_conn *ic, const char *why, int err)
 void ist_wc_failed(struct ist_conn *ic, const struct ib_wc *wc,
 		   const char *what)
 {
-	if (wc->status == IB_WC_WR_FLUSH_ERR)
+	if (isdm_wc_log(wc, what, &ic->src))
 		ist_conn_fail(ic, "work request flushed (the queue pair is in error)",
 			      0);
 	else
-		ist_conn_fail(ic, what, wc->status);
+		ist_conn_fail(ic, "work request failed", wc->status);
 }
 
 /**

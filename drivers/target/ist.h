@@ -199,8 +199,6 @@ struct ist_conn_view {
  *	runs); the last put queues @free_work
  * @np_entry: on one of @isnp's lists while LIO does not own it
  * @established: the CM reported ESTABLISHED
- * @failed: ist_conn_fail() asked LIO to reinstate it (once); written under
- *	@lock, read without it by ist_recv_done()
  * @ord: RDMA Reads we may have outstanding (CM initiator depth)
  * @rdma_wrs: RDMA work requests the send queue holds besides the sends; a
  *	command whose transfer needs more can never be posted
@@ -283,7 +281,6 @@ struct ist_conn {
 	struct kref		ref;
 	struct list_head	np_entry;
 	bool			established;
-	bool			failed;
 	u8			ord;
 	u32			rdma_wrs;
 	atomic_t		rdma_avail;

@@ -92,7 +92,7 @@ void ist_login_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	int ret;
 
 	if (wc->status != IB_WC_SUCCESS) {
-		ist_wc_failed(ic, wc, "login receive failed");
+		ist_wc_failed(ic, wc, "login receive");
 		return;
 	}
 	ib_dma_sync_single_for_cpu(ic->base.dev->ib_dev, ic->login.rx.dma,
@@ -154,7 +154,7 @@ static void ist_login_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct ist_conn *ic = wc->qp->qp_context;
 
 	if (wc->status != IB_WC_SUCCESS)
-		ist_wc_failed(ic, wc, "login send failed");
+		ist_wc_failed(ic, wc, "login send");
 	isdm_tx_unmap(ic->base.dev, &ic->login_tx);
 	complete_all(&ic->login_tx_done);
 }
@@ -283,9 +283,7 @@ void ist_get_rx_pdu(struct iscsit_conn *conn)
 	 * existed, so no signal will end the wait below: returning is the
 	 * receive thread's connection exit.
 	 */
-	mutex_lock(&ic->lock);
-	gone = ic->failed;
-	mutex_unlock(&ic->lock);
+	gone = isdm_conn_failed(&ic->base);
 	if (gone) {
 		pr_info_ratelimited("connection from %pISpc: went down before LIO finished its login; closing\n",
 				    &ic->src);

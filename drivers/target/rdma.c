@@ -20,7 +20,7 @@ static void ist_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	ist_rdma_unreserve(icmd);
 	if (wc->status != IB_WC_SUCCESS) {
-		ist_wc_failed(ic, wc, "RDMA Read failed");
+		ist_wc_failed(ic, wc, "RDMA Read");
 		ist_put_cmd(icmd, true);
 		return;
 	}

@@ -424,7 +424,7 @@ static void ist_hello_send_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	isdm_tx_unmap(ic->base.dev, &ic->hello_tx);
 	if (wc->status != IB_WC_SUCCESS)
-		ist_wc_failed(ic, wc, "HelloReply send failed");
+		ist_wc_failed(ic, wc, "HelloReply send");
 	else if (ic->hello_reply.flags & ISDM_HELLO_REPLY_REJ)
 		ist_conn_fail(ic, "iSER Hello rejected", -EPROTO);
 }
@@ -481,7 +481,7 @@ void ist_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 					       cqe);
 
 	if (wc->status != IB_WC_SUCCESS) {
-		ist_wc_failed(ic, wc, "receive failed");
+		ist_wc_failed(ic, wc, "receive");
 		return;
 	}
 	ist_rx_process(ic, rx, wc->byte_len);
@@ -512,7 +512,7 @@ void ist_rx_process(struct ist_conn *ic, struct isdm_rx_desc *rx,
 	 * elsewhere, and LIO would execute them on a connection it is
 	 * tearing down. The receive buffer is not posted again.
 	 */
-	if (READ_ONCE(ic->failed) || ic->hello_refused)
+	if (isdm_conn_failed(&ic->base) || ic->hello_refused)
 		return;
 	ib_dma_sync_single_for_cpu(ic->base.dev->ib_dev, rx->dma, rx->size,
 				   DMA_FROM_DEVICE);

@@ -381,7 +381,7 @@ static void ist_send_complete(struct ist_cmd *icmd, const struct ib_wc *wc)
 	/* the RDMA Writes of Data-In went before this Send */
 	ist_rdma_unreserve(icmd);
 	if (wc && wc->status != IB_WC_SUCCESS) {
-		ist_wc_failed(ic, wc, "send failed");
+		ist_wc_failed(ic, wc, "send");
 		/* a stashed continuation's buffer goes with the ring */
 		icmd->text_cont = NULL;
 		/*

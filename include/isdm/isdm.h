@@ -120,6 +120,7 @@ struct isdm_conn_ops {
  *	removal's list of connections still to call (core's device mutex)
  * @notifier: the task running @ops->device_removed for it, or NULL (core's
  *	device mutex)
+ * @flags: %ISDM_CONN_FAILED (isdm_conn_fail_once())
  *
  * The state of a connection stays with each side: the target's passes
  * through LIO's login (accepted, pending, bound) where the initiator's
@@ -134,7 +135,46 @@ struct isdm_conn {
 	const struct isdm_conn_ops	*ops;
 	struct list_head		dev_entry;
 	struct task_struct		*notifier;
+	unsigned long			flags;
 };
+
+/**
+ * enum isdm_conn_flag - bits of &isdm_conn.flags
+ * @ISDM_CONN_FAILED: the connection failed, and the failure went up to
+ *	libiscsi or LIO (once)
+ */
+enum isdm_conn_flag {
+	ISDM_CONN_FAILED,
+};
+
+/**
+ * isdm_conn_fail_once() - mark a connection failed
+ * @c: the connection
+ *
+ * A connection's failure goes up to libiscsi or LIO once: after a queue
+ * pair error every outstanding work request completes flushed, and each
+ * would report it again, as would a CM event that follows.
+ *
+ * Context: any.
+ * Return: true for the first caller only.
+ */
+static inline bool isdm_conn_fail_once(struct isdm_conn *c)
+{
+	return !test_and_set_bit(ISDM_CONN_FAILED, &c->flags);
+}
+
+/**
+ * isdm_conn_failed() - whether a connection failed
+ * @c: the connection
+ *
+ * Context: any; a receive handler reads it to keep what arrived behind a
+ * failing PDU from the layer above.
+ * Return: true once isdm_conn_fail_once() ran.
+ */
+static inline bool isdm_conn_failed(const struct isdm_conn *c)
+{
+	return test_bit(ISDM_CONN_FAILED, &c->flags);
+}
 
 /**
  * struct isdm_rx_desc - one receive buffer
@@ -288,6 +328,8 @@ int isdm_tx_post(struct isdm_conn *c, struct isdm_tx *tx,
 		 struct ib_send_wr *first);
 int isdm_hello_post(struct isdm_conn *c, struct isdm_tx *tx, void *msg,
 		    u32 len, void (*done)(struct ib_cq *cq, struct ib_wc *wc));
+bool isdm_wc_log(const struct ib_wc *wc, const char *what,
+		 const struct sockaddr_storage *peer);
 int isdm_tx_ring_alloc(struct isdm_device *dev, struct isdm_tx_ring *r,
 		       u32 nr, u32 slot_size);
 void isdm_tx_ring_free(struct isdm_device *dev, struct isdm_tx_ring *r);

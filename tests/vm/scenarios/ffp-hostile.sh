@@ -345,7 +345,7 @@ klog=$(vm_scen_dmesg)
 for line in 'PDU 0x10 not allowed with iSER here' \
 	'PDU 0x03 not allowed with iSER here' \
 	'opcode 0x01 in a discovery session' 'malformed PDU' \
-	'receive failed' \
+	'receive completion failed' \
 	'with STags that do not match its direction (-126)' \
 	'PDU 0x01 with a bad AHS (-90)' 'PDU 0x01 with a bad AHS (-95)' \
 	'PDU 0x00 with a bad AHS (-71)' 'PDU 0x01 with a bad AHS (-74)' \
