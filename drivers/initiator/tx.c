@@ -231,6 +231,12 @@ free:
  * data by RDMA Read (the F bit ends the unsolicited data, RFC 7143
  * 11.3.1; unsolicited Data-Outs are optional, RFC 5046 1.6).
  *
+ * Only a WRITE has any. libiscsi sets @task->unsol_r2t up for a WRITE and
+ * leaves it alone for any other command, which finds there what the
+ * task's previous WRITE left: all of it unsent when that WRITE was handed
+ * back to libiscsi before its Send (a full send queue, for one). It is
+ * cleared here.
+ *
  * Return: the number of Data-Outs, or -EINVAL.
  */
 static int isi_dataouts_count(struct iscsi_task *task)
@@ -239,6 +245,10 @@ static int isi_dataouts_count(struct iscsi_task *task)
 	u32 seg = task->conn->max_xmit_dlength;
 	u32 n;
 
+	if (task->sc->sc_data_direction != DMA_TO_DEVICE) {
+		memset(r2t, 0, sizeof(*r2t));
+		return 0;
+	}
 	if (!iscsi_task_has_unsol_data(task))
 		return 0;
 	if (!seg || task->imm_count + r2t->data_length > scsi_bufflen(task->sc))

@@ -25,20 +25,32 @@
 #    again the REG_MRs it had already executed behind the retried Send
 #    (rxe_requester() and req_retry() of Debian's 6.1, where a local
 #    operation's WQE is not skipped on the second pass), the MR is valid,
-#    "rxe_reg_fast_mr: mr->lkey = ... not free", and the QP fails. The row
-#    turns on rdma_rxe's dynamic debug messages, which is how 6.12 prints
-#    that line. A failure with fewer such lines than failures fails the
-#    row.
-# Our target sends every Send signaled here (ib_isert signal_every=1): an
-# unsignaled SCSI Response leaves its command in LIO's list until a later
-# completion, and a WRITE that reuses the ITT of such a READ has its
-# Data-Outs dumped as "received DataOUT for a NON-WRITE command".
+#    "rxe_reg_fast_mr: mr->lkey = ... not free", and the QP fails. 6.1
+#    prints that line as a warning, 6.12 as a dynamic debug message, which
+#    the row turns on for rxe_reg_fast_mr() alone: the rest of rdma_rxe's
+#    debug messages (a line per packet and state) would go to the serial
+#    console at this rate and stall the guest. A failure with fewer such
+#    lines than failures fails the row;
+#  - the target receives no Data-Out that no WRITE waits for: LIO looks
+#    the Data-Out's ITT up and dumps it when the command it finds is not a
+#    WRITE ("received DataOUT for a NON-WRITE command") or when it finds
+#    none ("Unable to locate ITT"). Either is data sent for a command the
+#    target does not have, or a WRITE's data lost. LIO's Data-Out timer
+#    lines ("Starting DataOUT timer for ITT", "Stopped DataOUT Timer for
+#    ITT", dynamic debug, one pair per WRITE) show which WRITEs of that
+#    ITT the target had and when they got their data.
+# Our target, when it is the target, sends every Send signaled here
+# (ib_isert signal_every=1). Either side may be the in-tree module (rows
+# ours-target-unsol-qd128, ours-initiator-unsol-qd128).
 
 vm_rxe_up
 vm_load_roles
-vm_module_params ib_isert.signal_every=1
+[ "$VM_TARGET" = ours ] && vm_module_params ib_isert.signal_every=1
 dd=/sys/kernel/debug/dynamic_debug/control
-[ -w $dd ] && echo 'module rdma_rxe +p' >$dd 2>/dev/null
+[ -w $dd ] && { echo 'module rdma_rxe func rxe_reg_fast_mr +p' >$dd; } 2>/dev/null
+timers='func iscsit_start_dataout_timer +p; func iscsit_stop_dataout_timer +p'
+[ -w $dd ] && { echo "$timers" >$dd; } 2>/dev/null
+[ -r $dd ] && vm_log "rdma_rxe debug messages on: $(grep -c 'rxe_reg_fast_mr.*=p' $dd) (rxe_reg_fast_mr only)"
 vm_target_setup
 acl=/sys/kernel/config/target/iscsi/$VM_TARGET_IQN/tpgt_1/acls/$VM_INITIATOR_IQN
 vm_must sh -c "echo 128 >$acl/cmdsn_depth"
@@ -74,15 +86,18 @@ vm_fio "$dev" unsol <<-EOF
 	offset_increment=14M
 	loops=3
 EOF
-[ -w $dd ] && echo 'module rdma_rxe -p' >$dd 2>/dev/null
+[ -w $dd ] && { echo 'module rdma_rxe func rxe_reg_fast_mr -p' >$dd; } 2>/dev/null
+[ -w $dd ] && { echo "${timers//+p/-p}" >$dd; } 2>/dev/null
 
 sid1=$(iscsiadm -m session | sed -n 's/^[^[]*\[\([0-9]*\)\].*/\1/p')
 errs=$(vm_scen_dmesg | grep -cE 'detected conn error')
 rxe=$(vm_scen_dmesg | grep -cE 'rxe_reg_fast_mr: .*not free')
 dup=$(vm_scen_dmesg | grep -cE 'is less than ExpCmdSN|higher than expected|outside of Unsolicited Sequence|DataOut timeout|Data-Out timeout')
-vm_log "after the I/O: session $sid0 -> $sid1; $errs connection failure(s), $rxe soft-RoCE REG_MR re-execution(s), $dup line(s) of a duplicate CmdSN"
-vm_scen_dmesg | grep -E 'detected conn error|not free|less than ExpCmdSN|higher than expected|outside of Unsolicited|DataOut timeout|Data-Out timeout|NON-WRITE' | head -n 12
+stray=$(vm_scen_dmesg | grep -cE 'received DataOUT for a NON-WRITE command|Unable to locate ITT')
+vm_log "after the I/O: session $sid0 -> $sid1; $errs connection failure(s), $rxe soft-RoCE REG_MR re-execution(s), $dup line(s) of a duplicate CmdSN, $stray Data-Out(s) no WRITE waited for"
+vm_scen_dmesg | grep -E 'detected conn error|not free|less than ExpCmdSN|higher than expected|outside of Unsolicited|DataOut timeout|Data-Out timeout|NON-WRITE|Unable to locate ITT' | head -n 12
 [ "$dup" = 0 ] || vm_fail "the target saw a SCSI Command twice under one CmdSN ($dup line(s))"
+[ "$stray" = 0 ] || vm_fail "the target received $stray Data-Out(s) that no WRITE waited for"
 [ "$errs" -le "$rxe" ] ||
 	vm_fail "the session failed $errs time(s), soft-RoCE's REG_MR fault explains $rxe"
 vm_logout_check "$dev"
