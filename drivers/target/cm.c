@@ -203,15 +203,16 @@ static int ist_connect_request(struct rdma_cm_id *cm_id,
 	if (why && !ist_conn_unlink(isnp, ic))
 		why = NULL;
 	mutex_unlock(&isnp->lock);
-	if (why && removed)
+	if (!why)
+		return 0;
+	if (removed)
 		/* a line of its own: the removal's many closings share one */
 		pr_info_ratelimited("closing connection from %pISpc before login: device removed during accept\n",
 				    &src);
-	else if (why)
+	else
 		pr_info_ratelimited("closing connection from %pISpc before login: %s before its accept ended\n",
 				    &src, why);
-	if (why)
-		ist_conn_drop_unlinked(ic, NULL);
+	ist_conn_drop_unlinked(ic, NULL);
 	return 0;
 
 free:

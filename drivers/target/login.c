@@ -268,7 +268,6 @@ void ist_get_rx_pdu(struct iscsit_conn *conn)
 	struct ist_conn *ic = conn->context;
 	struct completion forever;
 	u32 i, n, size;
-	bool gone;
 	int ret;
 
 	if (!ic->login_rsp_pending)
@@ -283,8 +282,7 @@ void ist_get_rx_pdu(struct iscsit_conn *conn)
 	 * existed, so no signal will end the wait below: returning is the
 	 * receive thread's connection exit.
 	 */
-	gone = isdm_conn_failed(&ic->base);
-	if (gone) {
+	if (isdm_conn_failed(&ic->base)) {
 		pr_info_ratelimited("connection from %pISpc: went down before LIO finished its login; closing\n",
 				    &ic->src);
 		return;
