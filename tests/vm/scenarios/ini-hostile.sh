@@ -124,6 +124,14 @@ vm_iser_tgt_logout
 vm_log "iser_tgt served $(grep -c '^case=good ' "$out") good connection(s)"
 
 klog=$(vm_scen_dmesg)
+
+# the kernel lines between the tool's mark of case $1 and the next mark,
+# without their timestamps, joined by " | "
+case_klog() {
+	echo "$klog" | awk -v m="iser_tgt: case $1\$" '
+		/iser_tgt: case / { p = ($0 ~ m); next }
+		p { sub(/^\[[^]]*\] */, ""); printf "%s | ", $0 }'
+}
 bad=""
 for c in "${cases[@]}"; do
 	IFS='|' read -r name want line <<<"$c"
@@ -131,7 +139,7 @@ for c in "${cases[@]}"; do
 	echo "$got" | grep -q "$want" || bad="$bad; $name: expected '$want', got '$got'"
 	if [ "$VM_INITIATOR" = ours ] && [ -n "$line" ]; then
 		echo "$klog" | grep -qE "$line" ||
-			bad="$bad; $name: no kernel log line /$line/"
+			bad="$bad; $name: no kernel log line /$line/ (its kernel lines: $(case_klog "$name"))"
 	fi
 done
 [ -z "$bad" ] || vm_fail "${bad#; }"

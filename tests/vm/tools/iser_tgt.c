@@ -707,6 +707,22 @@ static int hello_reply(unsigned char flags, unsigned char ver, uint16_t ord,
 }
 
 /*
+ * Mark the kernel log with what a connection does (its case, the Hello it
+ * received), so that a scenario can show the initiator's lines of one case
+ * or act at a point of the exchange. Best effort: without /dev/kmsg the
+ * cases are served all the same.
+ */
+static void kmsg_mark(const char *what, const char *name)
+{
+	FILE *f = fopen("/dev/kmsg", "w");
+
+	if (!f)
+		return;
+	fprintf(f, "iser_tgt: %s %s\n", what, name);
+	fclose(f);
+}
+
+/*
  * A Hello from the initiator: answer it, or do the case's wrong thing. 0 to
  * go on, 1 when the case was done (the initiator must close), -1 on a local
  * error.
@@ -717,6 +733,7 @@ static int hello_step(const unsigned char *msg, int len)
 	uint16_t ord = ird < 16 ? ird : 16;
 
 	hello_seen = 1;
+	kmsg_mark("hello", case_names[tcase]);
 	switch (tcase) {
 	case HELLO_REJ:
 		hello_reply(ISDM_HELLO_REPLY_REJ, ISDM_ISER_VERSION, ord,
@@ -1839,6 +1856,8 @@ static void serve(struct rdma_cm_event *ev, enum tcase c, double deadline)
 	int len, ret = 0;
 
 	tcase = c;
+	if (!rmode)
+		kmsg_mark("case", case_names[c]);
 	send_inv = 0;
 	rsvd_bits = 0;
 	logged_in = 0;
