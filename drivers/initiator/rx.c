@@ -149,8 +149,11 @@ static int isi_rsp_inv(struct isi_conn *ic, struct iscsi_conn *conn,
 	it->rsp_seen = true;
 	if (!it->fr || !it->fr->valid || !it->inv_slot)
 		return 0;
-	if (!iscsi_get_task(task))
+	if (!iscsi_get_task(task)) {
+		pr_err_ratelimited("SCSI Response for ITT 0x%x of a task being freed refused\n",
+				   be32_to_cpu((__force __be32)hdr->itt));
 		return -EIO;
+	}
 	it->inv_cqe.done = isi_inv_done;
 	wr.opcode = IB_WR_LOCAL_INV;
 	wr.wr_cqe = &it->inv_cqe;
