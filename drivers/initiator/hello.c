@@ -47,7 +47,7 @@ MODULE_PARM_DESC(hello,
 /* End the Hello exchange in @state and wake isi_conn_start(). */
 static void isi_hello_end(struct isi_conn *ic, int state)
 {
-	/* hello_res before the state; isi_hello_exchange() reads them */
+	/* hello_res before the state; isi_hello_wait() reads them */
 	smp_store_release(&ic->hello_state, state);
 	wake_up_all(&ic->wq);
 }
@@ -76,15 +76,22 @@ static void isi_hello_send_done(struct ib_cq *cq, struct ib_wc *wc)
  * fixed) as iSER-IRD and goes as a SendSE (RFC 5046 appendix A). The next
  * message received must be the HelloReply (isi_recv_done()).
  *
- * Return: 0, or a negative errno when it could not be posted.
+ * Context: @ic->lock held, the connection up: device removal, which takes
+ * the lock, cannot take the QP away meanwhile.
+ * Return: 0, or a negative errno when it could not be posted (logged).
  */
-static int isi_hello_send(struct isi_conn *ic)
+int isi_hello_send(struct isi_conn *ic)
 {
 	int ret;
 
+	lockdep_assert_held(&ic->lock);
+
 	isdm_hello_build(&ic->hello, min_t(u32, ic->ird, U16_MAX));
-	if (!isi_sq_reserve(ic, 1))
+	if (!isi_sq_reserve(ic, 1)) {
+		pr_err_ratelimited("%pISpc: no send queue room for the iSER Hello\n",
+				   &ic->base.cm_id->route.addr.dst_addr);
 		return -EAGAIN;
+	}
 	/*
 	 * Before the post, as a release: the HelloReply may complete before
 	 * ib_post_send() returns, and its receive must see SENT
@@ -96,6 +103,8 @@ static int isi_hello_send(struct isi_conn *ic)
 		return 0;
 	WRITE_ONCE(ic->hello_state, ISI_HELLO_NONE);
 	atomic_dec(&ic->sq_used);
+	pr_err_ratelimited("%pISpc: cannot send the iSER Hello: %d\n",
+			   &ic->base.cm_id->route.addr.dst_addr, ret);
 	return ret;
 }
 
@@ -151,6 +160,8 @@ void isi_hello_reply(struct isi_conn *ic, const u8 *buf, u32 len)
  * full size, zeros when the target wrote none, so nothing tells them apart
  * and no Hello is sent.
  *
+ * Context: @ic->lock held, the connection up (its device and CM id are
+ * there).
  * Return: true to send one.
  */
 bool isi_hello_wanted(struct isi_conn *ic)
@@ -176,30 +187,24 @@ static bool isi_hello_waits(struct isi_conn *ic)
 }
 
 /**
- * isi_hello_exchange() - send the Hello and wait for the HelloReply
- * @ic: the connection, its full-feature receive buffers posted
+ * isi_hello_wait() - wait for the HelloReply to the Hello just sent
+ * @ic: the connection, its Hello posted (isi_hello_send())
+ * @dst: the target's address, for the log lines
  *
  * RFC 5046 5.1.1: after the final Login Response, the initiator's first
  * iSER message is the Hello; the target's first is the HelloReply. Wait for
- * it a bounded time, without the connection's lock (a CM event that ends
- * the connection takes it, and wakes us).
+ * it a bounded time, without the connection's lock (a CM event or a device
+ * removal that ends the connection takes it, and wakes us). Only @ic's own
+ * fields are read here: device removal may have freed the CM id and the
+ * QP, which is why the caller copies @dst while it holds the lock.
  *
  * Return: 0 once the target accepted; a negative errno (the connection
  * does not start).
  */
-int isi_hello_exchange(struct isi_conn *ic)
+int isi_hello_wait(struct isi_conn *ic, const struct sockaddr_storage *dst)
 {
-	struct sockaddr *dst =
-		(struct sockaddr *)&ic->base.cm_id->route.addr.dst_addr;
 	long left;
-	int ret;
 
-	ret = isi_hello_send(ic);
-	if (ret) {
-		pr_err_ratelimited("%pISpc: cannot send the iSER Hello: %d\n",
-				   dst, ret);
-		return ret;
-	}
 	left = msecs_to_jiffies(ISI_HELLO_TIMEOUT_MS);
 	left = wait_event_interruptible_timeout(ic->wq, isi_hello_waits(ic),
 						left);

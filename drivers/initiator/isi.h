@@ -388,7 +388,8 @@ void isi_debugfs_exit(void);
 /* hello.c */
 void isi_hello_reply(struct isi_conn *ic, const u8 *buf, u32 len);
 bool isi_hello_wanted(struct isi_conn *ic);
-int isi_hello_exchange(struct isi_conn *ic);
+int isi_hello_send(struct isi_conn *ic);
+int isi_hello_wait(struct isi_conn *ic, const struct sockaddr_storage *dst);
 
 /* mr.c */
 u32 isi_io_pages(struct ib_device *ib_dev, u32 max_io_kb);

@@ -71,10 +71,11 @@ put_ep:
  * isi_conn_start() - the transport's start_conn
  * @cls_conn: the iSCSI connection, at the end of its login
  *
- * The first start posts the full-feature receive buffers, exchanges the
- * Hello if the connection sends one (isi_hello_wanted()) and records what
- * the connection negotiated in debugfs; then libiscsi starts the full
- * feature phase.
+ * The first start posts the full-feature receive buffers and, if the
+ * connection sends one (isi_hello_wanted()), the Hello, under the
+ * connection's lock; it waits for the HelloReply without the lock and
+ * records what the connection negotiated in debugfs. Then libiscsi starts
+ * the full feature phase.
  *
  * Return: 0 or a negative errno.
  */
@@ -82,7 +83,8 @@ int isi_conn_start(struct iscsi_cls_conn *cls_conn)
 {
 	struct iscsi_conn *conn = cls_conn->dd_data;
 	struct isi_conn *ic = conn->dd_data;
-	bool first = false;
+	struct sockaddr_storage dst;
+	bool first = false, hello_sent = false;
 	u32 data_max, nr;
 	int ret = 0;
 
@@ -106,18 +108,23 @@ int isi_conn_start(struct iscsi_cls_conn *cls_conn)
 		}
 		ic->ffp = true;
 		first = true;
+		/* device removal, which takes the lock, cannot race these */
+		if (isi_hello_wanted(ic)) {
+			dst = ic->base.cm_id->route.addr.dst_addr;
+			ret = isi_hello_send(ic);
+			hello_sent = !ret;
+		}
 	}
 unlock:
 	mutex_unlock(&ic->lock);
 	if (ret)
 		return ret;
-	if (first) {
-		if (isi_hello_wanted(ic)) {
-			ret = isi_hello_exchange(ic);
-			if (ret)
-				return ret;
-		}
-		isi_host_update(ic, conn, true);
+	if (hello_sent) {
+		ret = isi_hello_wait(ic, &dst);
+		if (ret)
+			return ret;
 	}
+	if (first)
+		isi_host_update(ic, conn, true);
 	return iscsi_conn_start(cls_conn);
 }
