@@ -149,7 +149,7 @@ out=$VM_SCEN_DIR/bench.json
 : >"$out"
 rxe_counters >/tmp/rxe.start
 vm_prefill "$dev"
-# one job each (numjobs=1), guest/lib.sh's table
+# one job each (numjobs=1), guest/lib/bench.sh's table
 for w in "${VM_BENCH_WORKLOADS[@]}"; do
 	read -r name opts <<<"$w"
 	case ",${only:-$name}," in

@@ -14,7 +14,7 @@
 #             (brd warns of an unaligned bio vector: the kernel-log gate)
 # With our target in the guest, also: it used some WRITE's immediate data
 # in place (debugfs imm_in_place above 0), every receive buffer a WRITE
-# held is back after the I/O, and vm_ist_unsignaled_check (guest/lib.sh): some
+# held is back after the I/O, and vm_ist_unsignaled_check (guest/lib/ist.sh): some
 # SCSI Responses went out unsignaled (unsignaled_sends), ib_isert.signal_every
 # refuses 0, 17, -1, x and an empty value, with 1 a verified job sends none
 # unsignaled, back at 16 single WRITEs go out until a command of an

@@ -33,7 +33,7 @@
 #
 # How the link is cut:
 #   --drop (default)  every frame the initiator's NIC sends or receives is
-#                     lost (vm_link_cut in guest/lib.sh: a drop filter on
+#                     lost (vm_link_cut in guest/lib/peer.sh: a drop filter on
 #                     egress and on ingress, on qdiscs put in place before
 #                     login); the NIC stays up, as when a cable
 #                     or switch fails further along the path. rxe0's
@@ -256,7 +256,7 @@ vm_log "rcvd_pkts stood still at $rx_cut during the outage"
 if [ "$how" = --drop ]; then
 	read -r se_cut se_end 2>/dev/null </tmp/linkflap.senderr
 	if [ -z "$se_end" ] || [ "$se_end" != "$se_cut" ]; then
-		vm_fail "rxe0's send_err went from '$se_cut' to '$se_end' over the outage: the kernel refused frames instead of losing them, which kills a 6.12 soft-RoCE QP (vm_link_cut in guest/lib.sh)"
+		vm_fail "rxe0's send_err went from '$se_cut' to '$se_end' over the outage: the kernel refused frames instead of losing them, which kills a 6.12 soft-RoCE QP (vm_link_cut in guest/lib/peer.sh)"
 	fi
 	vm_log "send_err stood still at $se_cut over the outage"
 fi

@@ -7,7 +7,7 @@
 # session id) on a new connection, which must first read back what the
 # first session wrote (the data survives a new login), then write and read
 # its own. In each round the rig's runtime-PM guard
-# (vm_scsi_target_pm_guard in guest/lib.sh) must have reached the
+# (vm_scsi_target_pm_guard in guest/lib/boot.sh) must have reached the
 # session's SCSI target within 5 s of the login.
 
 vm_setup_node

@@ -5,7 +5,7 @@
 # profile-*, and tests/vm/profile.sh in make bench's exact mode; see
 # Documentation/performance.md, "Profiles"):
 #   profile WORKLOAD [SECONDS] [--iblock] [--freq=HZ]
-# WORKLOAD is one of bench.sh's (guest/lib.sh VM_BENCH_WORKLOADS). Sets up
+# WORKLOAD is one of bench.sh's (guest/lib/bench.sh VM_BENCH_WORKLOADS). Sets up
 # the pairing as bench.sh does (ramdisk LUN, or with --iblock LIO's block
 # backstore on brd; prefilled), then samples every CPU with perf
 # (cpu-clock, HZ per second of guest time, default 999, call graphs) over

@@ -190,7 +190,7 @@ if [ "$flap" -gt 0 ]; then
 	[ "$rx_cut" = "$rx_end" ] ||
 		vm_fail "rxe0 received $((rx_end - rx_cut)) packets while the link was cut"
 	if [ -z "$se_end" ] || [ "$se_cut" != "$se_end" ]; then
-		vm_fail "rxe0's send_err went from '$se_cut' to '$se_end' over the outage: the kernel refused frames instead of losing them, which kills a 6.12 soft-RoCE QP (vm_link_cut in guest/lib.sh)"
+		vm_fail "rxe0's send_err went from '$se_cut' to '$se_end' over the outage: the kernel refused frames instead of losing them, which kills a 6.12 soft-RoCE QP (vm_link_cut in guest/lib/peer.sh)"
 	fi
 	if [ -z "${acc_flap:-}" ] || ! [ "$acc_flap" -gt "${acc_cut:-0}" ]; then
 		vm_fail "the target accepted no login between the outage and the end of the writes (${acc_cut:-?}, then ${acc_flap:-?}): the connection was not replaced"
