@@ -637,6 +637,7 @@ for k in "${kernels[@]}"; do
 	pairs=$(echo "$selected" | awk '$3 ~ /@peer$/')
 	kstart=$(vm_now)
 	boot=0
+	noup=0
 	while [ -n "$remaining" ]; do
 		boot=$((boot + 1))
 		echo "$remaining" >"$job/job.list"
@@ -647,6 +648,15 @@ for k in "${kernels[@]}"; do
 		for f in console.log progress qemu.log guest.log done-rc final final-dmesg; do
 			[ -f "$job/$f" ] && mv "$job/$f" "$job/boot$boot-$f"
 		done
+		# A guest kernel that never reached the rig's init (a panic while
+		# booting, before any module of ours is loaded: they come from the
+		# share, scenario by scenario) ran none of the rows: boot once more
+		# instead of failing them all. A second such boot fails them.
+		if [ "$VM_UP" = 0 ] && [ "$noup" = 0 ]; then
+			noup=1
+			echo "vm-check: $k: boot$boot never came up, no row ran ($why); booting again (console: $job/boot$boot-console.log)"
+			continue
+		fi
 		# the scenarios of this boot that left a result: the console may
 		# still turn a PASS into a FAIL
 		ran=()

@@ -177,6 +177,7 @@ vm_initramfs() {
 # Boot the guest for one job and watch it.  LINE_HANDLER, when given, is
 # called with every progress line ("@@ ..." without the "@@ ").  Sets:
 #   VM_STATE  done | noboot | hung | died | timeout | stopped (VM_BOOT_POLL)
+#   VM_UP     1 once the guest said UP (its init ran), else 0
 #   VM_CURRENT  the scenario that was running when the guest stopped ("" if none)
 #   VM_ELAPSED  seconds the boot took
 #   VM_DONE_RC  the status of the guest's "DONE" line (run-job.sh: 0 when its
@@ -278,6 +279,7 @@ vm_boot() {
 	done
 	wait "$qpid" 2>/dev/null
 	local rc=$?
+	VM_UP=$up
 	VM_ELAPSED=$(($(vm_now) - start))
 	if [ -z "$VM_STATE" ]; then
 		if [ "$done_seen" = 1 ]; then
