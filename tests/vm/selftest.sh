@@ -168,6 +168,17 @@ ISER_VM_LIST=$out/flood.list ISER_VM_LOG_BUF_LEN=128k \
 check gate-flood "a BEGIN marker pushed out of the log ring fails the row" \
 	has "$out/flood.log" "^FAIL $kernel selftest-flood: .*BEGIN marker is no longer in the log buffer"
 
+# a guest kernel that never reaches the rig's init (here: a boot time
+# limit shorter than any boot) ran no row: the job boots once more, and a
+# second such boot fails the row with the boot's reason
+printf 'selftest-noup none none yes 60 selftest ok\n' >"$out/noup.list"
+ISER_VM_LIST=$out/noup.list ISER_VM_BOOT_TIMEOUT=3 \
+	"$here/vm-check.sh" --kernel "$kernel" >"$out/noup.log" 2>&1
+check gate-noup-retry "a boot that never came up is booted once more ($out/noup.log)" \
+	has "$out/noup.log" "^vm-check: $kernel: boot1 never came up, no row ran"
+check gate-noup-fail "a second boot that never came up fails the row" \
+	has "$out/noup.log" "^FAIL $kernel selftest-noup: guest did not come up within 3s"
+
 # a clone anywhere: the rig run from copies under /tmp and /dev/shm, where
 # the guest mounts tmpfs of its own, must still see the repository share
 "$here/clone-check.sh" --kernel "$kernel" >"$out/clone.log" 2>&1
