@@ -97,6 +97,10 @@ EXPORT_SYMBOL_GPL(isdm_queues_drain);
  * @q: the connection's queues; safe to call more than once
  *
  * Drains first if nobody did. The rdma_cm id itself stays with the caller.
+ *
+ * Both sides tear a connection down in one order: drain; the MRs; this
+ * (the QP, then the CQ); then the buffers the work requests used (receive
+ * ring, Send descriptors, login buffers), which no WR can reach any more.
  */
 void isdm_queues_destroy(struct isdm_queues *q)
 {

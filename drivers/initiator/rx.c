@@ -519,7 +519,7 @@ int isi_rx_ffp_post(struct isi_conn *ic, struct isi_host *ih, u32 nr,
 
 /**
  * isi_rx_destroy() - free every receive and request buffer
- * @ic: the connection; its QP must be drained
+ * @ic: the connection; its QP must be destroyed
  */
 void isi_rx_destroy(struct isi_conn *ic)
 {

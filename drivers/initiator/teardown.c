@@ -36,6 +36,19 @@ void isi_conn_terminate(struct isi_conn *ic)
 	isdm_queues_drain(&ic->base.q);
 }
 
+/*
+ * The core's order (isdm_queues_destroy()): drain, the MRs, the QP and the
+ * CQ, then the buffers their work requests used. The rdma_cm id outlives
+ * them; the caller destroys it without ic->lock.
+ */
+static void isi_conn_free_queues(struct isi_conn *ic)
+{
+	isdm_queues_drain(&ic->base.q);
+	isi_fr_pool_destroy(ic);
+	isdm_queues_destroy(&ic->base.q);
+	isi_rx_destroy(ic);
+}
+
 /**
  * isi_conn_release() - free the connection and everything it holds
  * @ic: the connection, which nothing uses any more
@@ -56,12 +69,8 @@ void isi_conn_release(struct isi_conn *ic)
 
 	mutex_lock(&ic->lock);
 	ic->state = ISI_DOWN;
-	isdm_queues_drain(&ic->base.q);
-	if (ic->base.dev) {
-		isi_fr_pool_destroy(ic);
-		isi_rx_destroy(ic);
-	}
-	isdm_queues_destroy(&ic->base.q);
+	if (ic->base.dev)
+		isi_conn_free_queues(ic);
 	cm_id = ic->base.cm_id;
 	ic->base.cm_id = NULL;
 	mutex_unlock(&ic->lock);
@@ -137,9 +146,7 @@ static void isi_conn_device_removed(struct isdm_conn *base)
 	isi_conn_terminate(ic);
 	if (ic->iconn)
 		isi_detach_tasks(ic, ic->iconn);
-	isi_fr_pool_destroy(ic);
-	isi_rx_destroy(ic);
-	isdm_queues_destroy(&ic->base.q);
+	isi_conn_free_queues(ic);
 	cm_id = ic->base.cm_id;
 	ic->base.cm_id = NULL;
 	/* nothing on the device is left: drop it (ic->base.dev becomes NULL) */
