@@ -41,7 +41,7 @@
 static unsigned int prelogin_timeout = 15;
 module_param(prelogin_timeout, uint, 0644);
 MODULE_PARM_DESC(prelogin_timeout,
-		 "Seconds a connection may wait for its first login PDU (default 15)");
+		 "Seconds a connection may wait for its first login PDU, and a login for its next one (default 15)");
 
 static unsigned int max_prelogin_per_portal = 64;
 module_param(max_prelogin_per_portal, uint, 0644);
@@ -143,27 +143,28 @@ void ist_conn_put(struct ist_conn *ic)
 }
 
 /**
- * ist_prelogin_arm() - start the pre-login timer of a new connection
- * @ic: the connection, its portal's @lock held
+ * ist_prelogin_arm() - start the login timer of a connection
+ * @ic: the connection: a new one (its portal's @lock held), or one whose
+ *	login waits for its next login PDU (its @lock held)
  *
- * The pre-login timer holds a reference while it is queued or runs: a
- * work that already runs cannot be cancelled, and it must not find its
- * connection freed. Whoever cancels it successfully drops that reference;
- * otherwise the work drops it when done. Cancelling with _sync is no
- * option: the callers hold ist_np.lock, which the work takes, or run in a
- * CM handler.
+ * The timer holds a reference while it is queued or runs: a work that
+ * already runs cannot be cancelled, and it must not find its connection
+ * freed. Whoever cancels it successfully drops that reference; otherwise
+ * the work drops it when done. Cancelling with _sync is no option: the
+ * callers hold ist_np.lock or ist_conn.lock, which the work takes, or run
+ * in a CM handler.
  */
 void ist_prelogin_arm(struct ist_conn *ic)
 {
 	ist_conn_get(ic);
 	if (!queue_delayed_work(ist_wq, &ic->prelogin_work,
 				prelogin_timeout * HZ))
-		ist_conn_put(ic);	/* cannot happen: armed once */
+		ist_conn_put(ic);	/* armed already */
 }
 
 /**
- * ist_prelogin_cancel() - stop the pre-login timer unless it runs already
- * @ic: the connection, its portal's @lock held (see ist_prelogin_arm())
+ * ist_prelogin_cancel() - stop the login timer unless it runs already
+ * @ic: the connection (see ist_prelogin_arm())
  */
 void ist_prelogin_cancel(struct ist_conn *ic)
 {
@@ -248,9 +249,11 @@ static void ist_conn_drop_unbound(struct ist_conn *ic, const char *why)
  * ist_login_wake() - wake LIO's login work waiting for the next login PDU
  * @ic: the connection, bound to LIO; the caller holds ic->lock
  *
- * LIO's login work runs only when we queue it (for TCP, a socket state
- * change does that too). A connection that goes away between login PDUs
- * must wake it, or the half-done login keeps its session and ACL forever:
+ * For the next login PDU, copied into LIO's login structure, or for a
+ * connection that went away. LIO's login work runs only when a transport
+ * queues it (for TCP, a socket state change does; on 6.12 also LIO's
+ * login timer). A connection that goes away between login PDUs must wake
+ * it, or on 6.1 the half-done login keeps its session and ACL forever:
  * ist_get_login_rx() then fails and LIO drops the login. While LIO still
  * works on a PDU, ist_put_login_tx() wakes it once it waits again; not at
  * all once the final response is built (LIO has released the login).
@@ -259,7 +262,13 @@ void ist_login_wake(struct ist_conn *ic)
 {
 	lockdep_assert_held(&ic->lock);
 	complete(&ic->login_req_comp);
-	queue_delayed_work(ist_login_wq, &ic->conn->login_work, 0);
+	ic->login_queued = true;
+	/*
+	 * On LIO's own workqueue: queued there while it runs (6.12's LIO
+	 * queues it itself when its login timer fires), the work runs again
+	 * only after it returns, never beside it.
+	 */
+	schedule_delayed_work(&ic->conn->login_work, 0);
 }
 
 static bool ist_login_abort(struct ist_conn *ic)
@@ -375,16 +384,31 @@ void ist_release_work(struct work_struct *work)
 }
 
 /**
- * ist_prelogin_timeout() - close a connection whose first login PDU did
- *	not come in time
+ * ist_prelogin_timeout() - close a connection whose first login PDU, or
+ *	whose login's next one, did not come in time
  * @work: the connection's @prelogin_work
+ *
+ * 6.1's LIO times a login out only while its login work runs, and that
+ * work runs once a login PDU is here: a login whose initiator stops
+ * between two login PDUs would hold the connection and LIO's half-done
+ * login for as long as the initiator likes. 6.12's LIO ends such a login
+ * after 15 s on its own as well; whichever acts first, the other finds
+ * the login closed (ist_wait_conn()).
  */
 void ist_prelogin_timeout(struct work_struct *work)
 {
 	struct ist_conn *ic = container_of(to_delayed_work(work),
 					   struct ist_conn, prelogin_work);
+	bool stalled;
 
-	ist_conn_drop_unbound(ic, "no login request in time");
+	mutex_lock(&ic->lock);
+	stalled = ic->state == IST_CONN_BOUND && ic->login_waiting &&
+		  !ic->login_closed;
+	mutex_unlock(&ic->lock);
+	if (stalled)
+		ist_conn_fail(ic, "no next login request in time", 0);
+	else
+		ist_conn_drop_unbound(ic, "no login request in time");
 	ist_conn_put(ic);		/* the timer's */
 }
 

@@ -220,6 +220,7 @@ struct ist_conn_view {
  * @login_closed: the connection failed during login: LIO's login work is
  *	woken, or will be once it waits, and ist_get_login_rx() fails
  *	(under @lock)
+ * @login_queued: we queued LIO's login work at least once (under @lock)
  * @login_tx_done: completed when no login response is in flight
  * @rx_ring: full-feature receive buffers, packed at their exact size
  * @rx: their descriptors (@rx_ring.desc)
@@ -295,6 +296,7 @@ struct ist_conn {
 	bool			login_done;
 	bool			login_waiting;
 	bool			login_closed;
+	bool			login_queued;
 	struct completion	login_tx_done;
 
 	struct isdm_rx_ring	rx_ring;
@@ -418,7 +420,6 @@ struct ist_cmd {
 /* main.c */
 extern struct workqueue_struct *ist_wq;
 extern struct workqueue_struct *ist_comp_wq;
-extern struct workqueue_struct *ist_login_wq;
 extern struct iscsit_transport ist_transport;
 
 /* conn.c */

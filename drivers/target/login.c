@@ -114,17 +114,23 @@ void ist_login_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		ist_conn_ready(ic);
 		return;
 	}
+	/*
+	 * LIO's login structure is there while its login work waits for
+	 * this PDU, and LIO frees it without our lock once that wait fails
+	 * (login_closed): only a waiting login takes the PDU.
+	 */
 	login = ic->conn ? ic->conn->conn_login : NULL;
-	if (ic->state != IST_CONN_BOUND || !login || login->first_request) {
+	if (ic->state != IST_CONN_BOUND || !ic->login_waiting ||
+	    ic->login_closed || !login || login->first_request) {
 		mutex_unlock(&ic->lock);
 		ist_conn_fail(ic, "unexpected login PDU", -EPROTO);
 		return;
 	}
+	ist_prelogin_cancel(ic);
 	ic->login_len = wc->byte_len;
 	ic->login_waiting = false;
 	ist_login_to_lio(ic, login);
-	queue_delayed_work(ist_login_wq, &ic->conn->login_work, 0);
-	complete(&ic->login_req_comp);
+	ist_login_wake(ic);
 	mutex_unlock(&ic->lock);
 }
 
@@ -140,11 +146,21 @@ int ist_get_login_rx(struct iscsit_conn *conn, struct iscsi_login *login)
 	}
 	/* ist_login_recv_done() already copied it and queued login_work */
 	ret = wait_for_completion_interruptible(&ic->login_req_comp);
-	if (ret)
-		return ret;
-	reinit_completion(&ic->login_req_comp);
 	mutex_lock(&ic->lock);
-	ret = ic->login_closed ? -ENOTCONN : 0;
+	if (!ret) {
+		reinit_completion(&ic->login_req_comp);
+		if (ic->login_closed)
+			ret = -ENOTCONN;
+	}
+	/*
+	 * LIO drops the login, and frees its login structure, when this
+	 * fails (its login timeout interrupts the wait): no later login PDU
+	 * may reach it, and no failure may queue its login work again.
+	 */
+	if (ret) {
+		ic->login_closed = true;
+		ic->login_waiting = false;
+	}
 	mutex_unlock(&ic->lock);
 	return ret;
 }
@@ -229,10 +245,12 @@ int ist_put_login_tx(struct iscsit_conn *conn, struct iscsi_login *login,
 		}
 		/* LIO waits for the next PDU once this returns */
 		mutex_lock(&ic->lock);
-		if (ic->login_closed)
+		if (ic->login_closed) {
 			ist_login_wake(ic);
-		else
+		} else {
 			ic->login_waiting = true;
+			ist_prelogin_arm(ic);
+		}
 		mutex_unlock(&ic->lock);
 	}
 	return ist_login_send(ic);

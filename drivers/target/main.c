@@ -13,7 +13,6 @@
 
 struct workqueue_struct *ist_wq;	/* pre-login timer, release, free */
 struct workqueue_struct *ist_comp_wq;	/* LIO post handlers of control PDUs */
-struct workqueue_struct *ist_login_wq;	/* LIO's login_work */
 
 struct iscsit_transport ist_transport = {
 	.name			= "IB/iSER",
@@ -41,8 +40,6 @@ struct iscsit_transport ist_transport = {
 
 static void ist_destroy_wqs(void)
 {
-	if (ist_login_wq)
-		destroy_workqueue(ist_login_wq);
 	if (ist_comp_wq)
 		destroy_workqueue(ist_comp_wq);
 	if (ist_wq)
@@ -53,8 +50,7 @@ static int __init ist_init(void)
 {
 	ist_wq = alloc_workqueue("ist_wq", WQ_UNBOUND, 0);
 	ist_comp_wq = alloc_workqueue("ist_comp_wq", WQ_UNBOUND | WQ_HIGHPRI, 0);
-	ist_login_wq = alloc_workqueue("ist_login_wq", 0, 0);
-	if (!ist_wq || !ist_comp_wq || !ist_login_wq) {
+	if (!ist_wq || !ist_comp_wq) {
 		ist_destroy_wqs();
 		return -ENOMEM;
 	}
@@ -68,7 +64,6 @@ static void __exit ist_exit(void)
 	/* LIO holds a module reference for every portal, so none is left */
 	iscsit_unregister_transport(&ist_transport);
 	ist_debugfs_exit();
-	flush_workqueue(ist_login_wq);
 	flush_workqueue(ist_comp_wq);
 	/* a release work's last put queues a free work: drain the chain */
 	drain_workqueue(ist_wq);

@@ -106,6 +106,18 @@ void ist_wait_conn(struct iscsit_conn *conn)
 	wait_for_completion_timeout(&ic->login_tx_done, 2 * HZ);
 	mutex_lock(&ic->lock);
 	ist_conn_terminate(ic);
+	/*
+	 * Terminated, the connection queues LIO's login work no more. LIO
+	 * may have begun to drop the login on its own (6.12's login timer
+	 * queues that work itself, behind our login_waiting), and a failure
+	 * in that window (a disconnect, a late login PDU) queued the work
+	 * again: LIO runs this from that very work and frees the connection
+	 * once it returns, so the queued instance must not stay pending.
+	 */
+	if (ic->login_queued)
+		cancel_delayed_work(&conn->login_work);
+	/* the login timer of a login LIO gave up must not outlive it */
+	ist_prelogin_cancel(ic);
 	mutex_unlock(&ic->lock);
 
 	/*

@@ -15,6 +15,16 @@
 #              security-stage Login Response waits in RNR retry (no
 #              receive buffer posted yet): each response arrives as
 #              sent, the first not overwritten by the second
+#   loginstall a Login Response to the security stage, then silence
+#              (discovery, then a normal session): the target closes the
+#              connection within prelogin_timeout (set to 4 s) + 4 s and
+#              says so in its log; the normal login leaves no session
+#   loginrnr   a Login Response held in RNR retry (no receive buffer),
+#              and a disconnect 16 s later: on 6.12 LIO's own login timer
+#              (15 s) has begun dropping the login by then, and the
+#              disconnect must not queue LIO's login work on the
+#              connection LIO frees (prelogin_timeout set to 60 s so that
+#              LIO's timer acts first); a login works afterwards
 #   hello      an iSER Hello as the first message: a HelloReply accepting
 #              it, then a ping answered
 #   hellover, hellobad, hellolen, hello2   a Hello of version 2 only (a
@@ -199,6 +209,30 @@ if [ -n "$only" ] && want shortstorm; then
 	wait "${hogs[@]}" 2>/dev/null || true
 fi
 ffp_run loginrace 'loginrace first=0>1/0 second=1>3/0 closed=no'
+# loginstall: LIO times a login out only while its login work runs, which
+# for iSER is once a login PDU is here; the target must time the wait for
+# the next one itself
+tmo=/sys/module/ib_isert/parameters/prelogin_timeout
+if want loginstall; then
+	[ "$VM_TARGET" = intree ] || { tmo_was=$(cat $tmo); echo 4 >$tmo; }
+	stall_ok='loginstall first=0>1/0 closed=yes after=[0-8]$'
+	ffp_run loginstall "$stall_ok" -W 20
+	ffp_run loginstall "$stall_ok" -W 20 -n "$VM_TARGET_IQN" -i "$VM_INITIATOR_IQN"
+	if [ "$VM_TARGET" != intree ]; then
+		echo "$tmo_was" >$tmo
+		n=$(vm_scen_dmesg | grep -c 'no next login request in time during login; login dropped')
+		[ "$n" -ge 2 ] || fails+="loginstall: the target logged $n of 2 stalled logins dropped; "
+		acl_gone loginstall 10
+	fi
+fi
+if want loginrnr; then
+	[ "$VM_TARGET" = intree ] || { tmo_was=$(cat $tmo); echo 60 >$tmo; }
+	ffp_run loginrnr 'loginrnr closed_by_target=(yes|no)$' -W 16
+	[ "$VM_TARGET" = intree ] || echo "$tmo_was" >$tmo
+	# LIO's login work would run on the freed connection in this time
+	sleep 3
+	ffp_run nop 'login=ok hello_reply=none reject=none nop_in=yes closed=no'
+fi
 ffp_run hello 'login=ok hello_reply=ok reject=none nop_in=yes closed=no'
 ffp_run hellover 'login=ok hello_reply=rejected reject=none nop_in=no closed=yes'
 ffp_run hellobad 'login=ok hello_reply=none reject=none nop_in=no closed=yes'

@@ -62,6 +62,17 @@
  *            target that builds the second response into the buffer of
  *            the first before its Send completed delivers the second
  *            twice (first=1>3/0)
+ *   loginstall a Login Request for the security stage (of a discovery
+ *            session, or with -n of a normal one), its Login Response,
+ *            then silence for up to -W seconds (default 30): the target
+ *            must close the connection. Prints only
+ *            "loginstall first=C>N/S closed=yes|no after=S", S the
+ *            seconds from the response to the close (or to the end)
+ *   loginrnr (discovery) no receive buffer posted: a Login Request for
+ *            the security stage, whose Login Response then waits in RNR
+ *            retry; -W seconds (default 30) later the tool disconnects.
+ *            Prints only "loginrnr closed_by_target=yes|no" (whether the
+ *            target closed the connection before the tool did)
  *
  * and, in a normal session (-n), SCSI Commands (non-immediate, CmdSN in
  * order, LUN 0, no STags unless said) followed by a ping:
@@ -338,7 +349,7 @@ enum mode {
 	BIGIO, BIGQ, SHORTW, SHORTR, RANDOM, HELLOVER, HELLOBAD, HELLOLEN,
 	HELLO2, LOGOUTBAD, GAPRESET, DOSHORT, READIMM, ORDABORT, TEXTBAD,
 	LOGOUTCONN, ADDCONN, BADTTT, DUPITT, DUPITTW, NOREPOST, SHORTLOGIN,
-	LOGINRACE,
+	LOGINRACE, LOGINSTALL, LOGINRNR,
 };
 
 static const char *const mode_names[] = {
@@ -349,7 +360,8 @@ static const char *const mode_names[] = {
 	"bigio", "bigq", "shortw", "shortr", "random", "hellover", "hellobad",
 	"hellolen", "hello2", "logoutbad", "gapreset", "doshort", "readimm",
 	"ordabort", "textbad", "logoutconn", "addconn", "badttt", "dupitt",
-	"dupittw", "norepost", "shortlogin", "loginrace",
+	"dupittw", "norepost", "shortlogin", "loginrace", "loginstall",
+	"loginrnr",
 };
 
 static struct itool t;
@@ -2588,6 +2600,61 @@ out:
 	rnd_hangup();
 }
 
+/*
+ * -m loginstall: the Login Request for the security stage, its Login
+ * Response, then nothing more. A target that waits for the next
+ * Login Request for ever keeps an unauthenticated connection, and LIO's
+ * half-done login with it, as long as the peer likes.
+ */
+static void login_stall(const char *addr, const char *port, int hold,
+			int rnr)
+{
+	static char keys[512];
+	const char *first = "none";
+	unsigned char *bhs, *msg = NULL;
+	uint32_t dlen = 0;
+	double start = itool_now();
+	int len;
+
+	memset(&t, 0, sizeof(t));
+	t.rx_later = rnr;
+	if (connect_target(addr, port)) {
+		printf("%s connected=no\n", rnr ? "loginrnr" : "loginstall");
+		return;
+	}
+	dlen = add_key(keys, dlen, "InitiatorName", initiator_name);
+	if (target_name) {
+		dlen = add_key(keys, dlen, "SessionType", "Normal");
+		dlen = add_key(keys, dlen, "TargetName", target_name);
+	} else {
+		dlen = add_key(keys, dlen, "SessionType", "Discovery");
+	}
+	dlen = add_key(keys, dlen, "AuthMethod", "None");
+	/* Transit, CSG security (0), NSG operational (1) */
+	bhs = pdu_start(ISDM_OP_LOGIN_REQ | ISDM_BHS_IMMEDIATE, 0x81, dlen);
+	bhs[8] = 0x80;
+	bhs[13] = 0x2c;
+	itool_put_be32(bhs + 16, 0x1000);
+	memcpy(bhs + ISDM_BHS_LEN, keys, dlen);
+	if (send_buf(HDR + ((dlen + 3) & ~3u)))
+		goto out;
+	if (!rnr) {
+		len = recv_msg(&msg);
+		first = login_stages(msg, len);
+	}
+	start = itool_now();
+	while (!t.closed && itool_now() < start + hold)
+		itool_cm_wait(&t, RDMA_CM_EVENT_DISCONNECTED, 1);
+out:
+	if (rnr)
+		printf("loginrnr closed_by_target=%s\n",
+		       itool_yes_no(t.closed, "yes"));
+	else
+		printf("loginstall first=%s closed=%s after=%.0f\n", first,
+		       itool_yes_no(t.closed, "yes"), itool_now() - start);
+	rnd_hangup();
+}
+
 int main(int argc, char **argv)
 {
 	const char *hello_reply = "none";
@@ -2667,6 +2734,11 @@ int main(int argc, char **argv)
 	}
 	if (mode == LOGINRACE) {
 		login_race(argv[optind], argv[optind + 1]);
+		return 0;
+	}
+	if (mode == LOGINSTALL || mode == LOGINRNR) {
+		login_stall(argv[optind], argv[optind + 1],
+			    wait_given ? big_wait_sec : 30, mode == LOGINRNR);
 		return 0;
 	}
 	if (mode == RANDOM) {
