@@ -61,13 +61,13 @@ static int isi_route_resolved(struct isi_conn *ic)
 	 * Per task: REG_MR, the Send and the LOCAL_INV after a response
 	 * without remote invalidation; then the unsolicited Data-Outs in
 	 * flight and the LOCAL_INV of an MR a reset left valid. A full queue
-	 * is backpressure, not an error: the Send waits (isi_sq_reserve(),
+	 * is backpressure, not an error: the Send waits (isdm_credits_take(),
 	 * -EAGAIN to libiscsi). 504, plus the drain WR and soft-RoCE's empty
 	 * slot, is 506: 512 slots once rounded up to a power of two (with
 	 * room for four WRs per task it took 1024).
 	 */
-	ic->sq_size = ISI_CMDS_MAX * 3 + ISI_DATAOUT_MAX;
-	qa.send_wr = ic->sq_size;
+	isdm_credits_init(&ic->sq, ISI_CMDS_MAX * 3 + ISI_DATAOUT_MAX);
+	qa.send_wr = ic->sq.size;
 	/* one per task and the unsolicited ones (isi_rx_count()), login */
 	qa.recv_wr = ISI_CMDS_MAX + ISI_RX_EXTRA + 1;
 	/* the buffer, then the shared spill buffer (isi_rx_post()) */

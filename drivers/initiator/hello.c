@@ -56,7 +56,7 @@ static void isi_hello_send_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct isi_conn *ic = isi_qp_conn(wc);
 
-	atomic_dec(&ic->sq_used);
+	isdm_credits_give(&ic->sq, 1);
 	isdm_tx_unmap(ic->base.dev, &ic->hello_tx);
 	if (wc->status == IB_WC_SUCCESS)
 		return;
@@ -87,7 +87,7 @@ int isi_hello_send(struct isi_conn *ic)
 	lockdep_assert_held(&ic->lock);
 
 	isdm_hello_build(&ic->hello, min_t(u32, ic->ird, U16_MAX));
-	if (!isi_sq_reserve(ic, 1)) {
+	if (!isdm_credits_take(&ic->sq, 1)) {
 		pr_err_ratelimited("%pISpc: no send queue room for the iSER Hello\n",
 				   &ic->base.cm_id->route.addr.dst_addr);
 		return -EAGAIN;
@@ -102,7 +102,7 @@ int isi_hello_send(struct isi_conn *ic)
 	if (!ret)
 		return 0;
 	WRITE_ONCE(ic->hello_state, ISI_HELLO_NONE);
-	atomic_dec(&ic->sq_used);
+	isdm_credits_give(&ic->sq, 1);
 	pr_err_ratelimited("%pISpc: cannot send the iSER Hello: %d\n",
 			   &ic->base.cm_id->route.addr.dst_addr, ret);
 	return ret;

@@ -25,8 +25,8 @@
  * same way, isi_cm_failed(), which sits in conn.c below both. The receive
  * path hands the HelloReply to hello.c and login.c waits for it there, so
  * the Hello has a file of its own below rx.c and login.c. The inline
- * helpers isi_qp_conn() and isi_sq_reserve() serve tx.c, rx.c, mr.c and
- * hello.c alike.
+ * helper isi_qp_conn() and the core's send queue credits (@sq) serve
+ * tx.c, rx.c, mr.c and hello.c alike.
  */
 #ifndef ISI_H
 #define ISI_H
@@ -299,8 +299,7 @@ struct isi_host {
  * @fr_free: free descriptors
  * @fr_lock: protects @fr_free
  * @reg_cqe: completion of unsignaled REG_MR and LOCAL_INV (errors only)
- * @sq_size: send queue slots
- * @sq_used: slots in use
+ * @sq: send queue slots, taken before each post
  * @imm_sge: data SGEs a Send may carry besides the headers (at most
  *	%ISI_IMM_SGE, fewer if the device allows fewer)
  * @hello: the iSER Hello we send (RFC 5046 9.3)
@@ -346,8 +345,7 @@ struct isi_conn {
 	spinlock_t		fr_lock;	/* fr_free */
 
 	struct ib_cqe		reg_cqe;
-	int			sq_size;
-	atomic_t		sq_used;
+	struct isdm_credits	sq;
 	u32			imm_sge;
 
 	struct isdm_hello	hello;
@@ -360,16 +358,6 @@ struct isi_conn {
 static inline struct isi_conn *isi_qp_conn(struct ib_wc *wc)
 {
 	return wc->qp->qp_context;
-}
-
-/* Take @nr send queue slots; false, taking none, when the queue is full. */
-static inline bool isi_sq_reserve(struct isi_conn *ic, int nr)
-{
-	if (atomic_add_return(nr, &ic->sq_used) > ic->sq_size) {
-		atomic_sub(nr, &ic->sq_used);
-		return false;
-	}
-	return true;
 }
 
 /* conn.c */

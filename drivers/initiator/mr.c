@@ -149,7 +149,7 @@ static void isi_fence_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct isi_fence *f = container_of(wc->wr_cqe, struct isi_fence, cqe);
 	struct isi_conn *ic = isi_qp_conn(wc);
 
-	atomic_dec(&ic->sq_used);
+	isdm_credits_give(&ic->sq, 1);
 	if (wc->status != IB_WC_SUCCESS) {
 		atomic_inc(&f->failed);
 		isi_wc_error(ic, wc, "local invalidation");
@@ -200,7 +200,7 @@ int isi_fr_fence(struct isi_conn *ic)
 	if (!wrs)
 		goto put_back;
 	ret = -EAGAIN;
-	if (!isi_sq_reserve(ic, n))
+	if (!isdm_credits_take(&ic->sq, n))
 		goto free;
 	list_for_each_entry(fr, &stale, entry) {
 		wrs[i].opcode = IB_WR_LOCAL_INV;
@@ -218,7 +218,7 @@ int isi_fr_fence(struct isi_conn *ic)
 	if (ret) {
 		/* the WRs from @bad on were not posted */
 		for (i = bad - wrs; i < n; i++) {
-			atomic_dec(&ic->sq_used);
+			isdm_credits_give(&ic->sq, 1);
 			if (atomic_dec_and_test(&f.pending))
 				complete(&f.done);
 		}
@@ -311,7 +311,7 @@ void isi_unmap_data(struct isi_conn *ic, struct isi_task *it,
 	struct isi_fr *fr = it->fr;
 
 	if (it->inv_slot) {
-		atomic_dec(&ic->sq_used);
+		isdm_credits_give(&ic->sq, 1);
 		it->inv_slot = false;
 	}
 	if (it->nents) {

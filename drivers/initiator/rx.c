@@ -107,7 +107,7 @@ static void isi_inv_done(struct ib_cq *cq, struct ib_wc *wc)
 					   inv_cqe);
 	struct isi_conn *ic = isi_qp_conn(wc);
 
-	atomic_dec(&ic->sq_used);
+	isdm_credits_give(&ic->sq, 1);
 	if (wc->status == IB_WC_SUCCESS)
 		it->fr->valid = false;
 	else

@@ -23,7 +23,7 @@ static void isi_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct iscsi_task *task = tx->task;
 	bool put_task = tx->put_task;
 
-	atomic_sub(tx->nr_wr, &ic->sq_used);
+	isdm_credits_give(&ic->sq, tx->nr_wr);
 	isdm_tx_unmap(ic->base.dev, &tx->send);
 	if (wc->status != IB_WC_SUCCESS)
 		isi_wc_error(ic, wc, "send");
@@ -84,7 +84,7 @@ static int isi_send_control(struct isi_conn *ic, struct iscsi_task *task)
 				       task->data, len);
 	if (ret)
 		return ret;
-	if (!isi_sq_reserve(ic, 1))
+	if (!isdm_credits_take(&ic->sq, 1))
 		return -EAGAIN;
 	tx->nr_wr = 1;
 	tx->task = task;
@@ -108,7 +108,7 @@ static int isi_send_control(struct isi_conn *ic, struct iscsi_task *task)
 		goto unreserve;
 	return 0;
 unreserve:
-	atomic_sub(1, &ic->sq_used);
+	isdm_credits_give(&ic->sq, 1);
 	return ret;
 }
 
@@ -298,11 +298,11 @@ static int isi_send_command(struct isi_conn *ic, struct iscsi_task *task,
 	nr_dout = isi_dataouts_count(task);
 	if (nr_dout < 0)
 		return nr_dout;
-	if (!isi_sq_reserve(ic, nr_wr + nr_dout))
+	if (!isdm_credits_take(&ic->sq, nr_wr + nr_dout))
 		return -EAGAIN;
 	if (scsi_bufflen(sc) && isi_map_imm(ic, task, tx)) {
 		/* no LOCAL_INV and REG_MR in front of the Send */
-		atomic_sub(nr_wr - 1, &ic->sq_used);
+		isdm_credits_give(&ic->sq, nr_wr - 1);
 		nr_wr = 1;
 	} else if (scsi_bufflen(sc)) {
 		ret = isi_reg_data(ic, task, &st, &first, &reg, &inv);
@@ -342,7 +342,7 @@ unmap:
 	isi_reg_undo(it);
 	isi_unmap_data(ic, it, sc);
 unreserve:
-	atomic_sub(nr_wr + nr_dout, &ic->sq_used);
+	isdm_credits_give(&ic->sq, nr_wr + nr_dout);
 	return ret;
 }
 
@@ -368,8 +368,8 @@ static void isi_dataouts_post(struct isi_conn *ic, struct isi_tx *tx)
 			   tx->task->itt, ret);
 	kmem_cache_free(isi_tx_cache, tx);
 	for (tx = next; tx; tx = tx->next)
-		atomic_dec(&ic->sq_used);
-	atomic_dec(&ic->sq_used);
+		isdm_credits_give(&ic->sq, 1);
+	isdm_credits_give(&ic->sq, 1);
 	isi_dataouts_free(ic, next);
 }
 

@@ -157,8 +157,7 @@ static int ist_connect_request(struct rdma_cm_id *cm_id,
 		rdma_rw_mr_factor(ic->base.dev->ib_dev, cm_id->port_num,
 				  IST_RDMA_PAGES);
 	qa.send_sge = ic->base.dev->ib_dev->attrs.max_send_sge;
-	ic->rdma_wrs = qa.rdma_ctxs;
-	atomic_set(&ic->rdma_avail, ic->rdma_wrs);
+	isdm_credits_init(&ic->rdma, qa.rdma_ctxs);
 	qa.poll_ctx = IB_POLL_WORKQUEUE;
 	qa.qp_context = ic;
 	qa.event_handler = ist_qp_event;

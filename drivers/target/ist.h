@@ -200,11 +200,11 @@ struct ist_conn_view {
  * @np_entry: on one of @isnp's lists while LIO does not own it
  * @established: the CM reported ESTABLISHED
  * @ord: RDMA Reads we may have outstanding (CM initiator depth)
- * @rdma_wrs: RDMA work requests the send queue holds besides the sends; a
- *	command whose transfer needs more can never be posted
- * @rdma_avail: how many of those are free now: a context is posted only
- *	when all its WRs fit, since a post that does not fit leaves part of
- *	its chain in the queue
+ * @rdma: RDMA work requests the send queue holds besides the sends
+ *	(@rdma.size; a command whose transfer needs more can never be
+ *	posted) and how many are free: a context is posted only when all
+ *	its WRs fit, since a post that does not fit leaves part of its
+ *	chain in the queue
  * @src: the peer's address, for the per-source pre-login bound
  * @login: the login receive buffer and the buffer of the login
  *	response keys (mapped once)
@@ -283,8 +283,7 @@ struct ist_conn {
 	struct list_head	np_entry;
 	bool			established;
 	u8			ord;
-	u32			rdma_wrs;
-	atomic_t		rdma_avail;
+	struct isdm_credits	rdma;
 	struct sockaddr_storage	src;
 
 	struct isdm_login_buf	login;
@@ -346,7 +345,7 @@ struct ist_conn {
  * @rw: RDMA Read/Write context
  * @rw_init: @rw was initialised
  * @rdma_need: work requests @rw takes when posted
- * @rdma_held: work requests of @ic->rdma_avail it holds while posted; given
+ * @rdma_held: work requests of @ic->rdma it holds while posted; given
  *	back by the completion of its last WR
  * @rdma_waiting: on the connection's @rdma_wait list
  * @rdma_failed: its RDMA Reads can never be posted; the connection is

@@ -47,7 +47,7 @@ static int ist_post_reads(struct ist_cmd *icmd)
 			       ic->base.cm_id->port_num, &icmd->tx.cqe, NULL);
 	if (ret) {
 		/* no kick: the caller queues it and tries again later */
-		atomic_add(icmd->rdma_held, &ic->rdma_avail);
+		isdm_credits_give(&ic->rdma, icmd->rdma_held);
 		icmd->rdma_held = 0;
 	}
 	return ret;

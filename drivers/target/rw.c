@@ -67,11 +67,11 @@ int ist_rw_init(struct ist_cmd *icmd, u32 offset, u64 remote, u32 rkey,
 		return ret == -ENOMEM ? -EAGAIN : ret;
 	icmd->rw_init = true;
 	icmd->rdma_need = ret;
-	if ((u32)ret > ic->rdma_wrs) {
+	if ((u32)ret > ic->rdma.size) {
 		pr_warn_ratelimited("%pISpc: ITT 0x%08x: %u bytes need %d RDMA work requests, the send queue holds %u: command failed\n",
 				    &ic->src, be32_to_cpu((__force __be32)icmd->cmd->init_task_tag),
 				    se_cmd->data_length - offset, ret,
-				    ic->rdma_wrs);
+				    ic->rdma.size);
 		ist_rw_destroy(icmd);
 		return -EMSGSIZE;
 	}
@@ -88,10 +88,8 @@ bool ist_rdma_reserve(struct ist_cmd *icmd)
 {
 	struct ist_conn *ic = icmd->conn;
 
-	if (atomic_sub_return(icmd->rdma_need, &ic->rdma_avail) < 0) {
-		atomic_add(icmd->rdma_need, &ic->rdma_avail);
+	if (!isdm_credits_take(&ic->rdma, icmd->rdma_need))
 		return false;
-	}
 	icmd->rdma_held = icmd->rdma_need;
 	return true;
 }
@@ -109,7 +107,7 @@ void ist_rdma_unreserve(struct ist_cmd *icmd)
 
 	if (!icmd->rdma_held)
 		return;
-	atomic_add(icmd->rdma_held, &ic->rdma_avail);
+	isdm_credits_give(&ic->rdma, icmd->rdma_held);
 	icmd->rdma_held = 0;
 	if (!list_empty_careful(&ic->rdma_wait))
 		mod_delayed_work(ist_wq, &ic->rdma_retry_work, 0);

@@ -119,7 +119,7 @@ int ist_build_send(struct ist_cmd *icmd, const void *bhs,
  * and then completes what is still listed (ist_sends_reap_unsignaled()).
  *
  * Never unsignaled: Data-In, whose RDMA Writes hold send queue room
- * (@ic->rdma_avail) that a waiting command may need, with perhaps no
+ * (@ic->rdma) that a waiting command may need, with perhaps no
  * later Send to give it back; and every control response, whose
  * completion runs LIO's post handlers.
  */

@@ -292,6 +292,57 @@ struct isdm_tx_ring {
 	u64			*dma;
 };
 
+/**
+ * struct isdm_credits - send queue slots a side accounts for itself
+ * @avail: slots free now
+ * @size: slots in all
+ *
+ * A post takes the slots of its work requests first (isdm_credits_take())
+ * and their completions give them back (isdm_credits_give()). A full
+ * queue is backpressure for the caller, never a failed post.
+ */
+struct isdm_credits {
+	atomic_t	avail;
+	u32		size;
+};
+
+/**
+ * isdm_credits_init() - start with all of @size slots free
+ * @cr: the counter
+ * @size: slots in all
+ */
+static inline void isdm_credits_init(struct isdm_credits *cr, u32 size)
+{
+	cr->size = size;
+	atomic_set(&cr->avail, size);
+}
+
+/**
+ * isdm_credits_take() - take @nr slots
+ * @cr: the counter
+ * @nr: slots the post needs
+ *
+ * Return: true when taken; false, taking none, when fewer are free.
+ */
+static inline bool isdm_credits_take(struct isdm_credits *cr, u32 nr)
+{
+	if (atomic_sub_return(nr, &cr->avail) < 0) {
+		atomic_add(nr, &cr->avail);
+		return false;
+	}
+	return true;
+}
+
+/**
+ * isdm_credits_give() - give back @nr slots taken before
+ * @cr: the counter
+ * @nr: slots whose work requests completed (or were never posted)
+ */
+static inline void isdm_credits_give(struct isdm_credits *cr, u32 nr)
+{
+	atomic_add(nr, &cr->avail);
+}
+
 struct rdma_cm_id;
 
 int isdm_queues_create(struct rdma_cm_id *cm_id, struct isdm_device *dev,
