@@ -349,6 +349,41 @@ int isdm_rx_post(struct ib_qp *qp, struct isdm_device *dev,
 EXPORT_SYMBOL_GPL(isdm_rx_post);
 
 /**
+ * isdm_rx_log_bad() - the one log line for a message isdm_rx_parse()
+ *	refused
+ * @peer: the peer's address for the line, or NULL
+ * @buf: the message
+ * @len: its length
+ * @mode: the connection's mode (where the BHS starts)
+ * @err: what isdm_rx_parse() returned
+ *
+ * Both sides name a refused message alike: who sent it, its length, the
+ * iSER flags byte and the opcode when the message holds them, and what is
+ * wrong with it in words (isdm_rx_strerror()). Rate-limited: a peer sends
+ * as many as it likes. The caller fails its connection.
+ *
+ * Context: any; does not sleep.
+ */
+void isdm_rx_log_bad(const struct sockaddr_storage *peer, const void *buf,
+		     u32 len, const struct isdm_mode *mode, int err)
+{
+	const u8 *b = buf;
+	char who[64] = "";
+
+	if (peer)
+		snprintf(who, sizeof(who), "connection with %pISpc: ", peer);
+	if (len >= mode->hdr_len + ISDM_BHS_LEN)
+		pr_err_ratelimited("%sbad PDU received (%u bytes, iSER 0x%02x, opcode 0x%02x): %s (%d)\n",
+				   who, len, b[0],
+				   b[mode->hdr_len] & ISDM_BHS_OPCODE_MASK,
+				   isdm_rx_strerror(err), err);
+	else
+		pr_err_ratelimited("%sbad PDU received (%u bytes): %s (%d)\n",
+				   who, len, isdm_rx_strerror(err), err);
+}
+EXPORT_SYMBOL_GPL(isdm_rx_log_bad);
+
+/**
  * isdm_login_buf_free() - unmap and free what isdm_login_buf_alloc() set up
  * @dev: the device the buffers were mapped for
  * @lb: the buffers; safe on ones never or partly allocated, or already

@@ -172,21 +172,6 @@ static int isi_rsp_inv(struct isi_conn *ic, struct iscsi_conn *conn,
 	return 0;
 }
 
-/* One rate-limited line naming what is wrong with the PDU at @buf. */
-static void isi_log_bad_pdu(struct isi_conn *ic, const u8 *buf, u32 len,
-			    int err)
-{
-	if (len >= ic->base.mode.hdr_len + ISDM_BHS_LEN)
-		pr_err_ratelimited("bad PDU received (%u bytes, iSER 0x%02x, opcode 0x%02x): %s (%d)\n",
-				   len, buf[0],
-				   buf[ic->base.mode.hdr_len] &
-				   ISDM_BHS_OPCODE_MASK,
-				   isdm_rx_strerror(err), err);
-	else
-		pr_err_ratelimited("bad PDU received (%u bytes): %s (%d)\n",
-				   len, isdm_rx_strerror(err), err);
-}
-
 /**
  * isi_rx_post() - post one full-feature receive buffer
  * @ic: the connection
@@ -276,7 +261,8 @@ static void isi_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 			    login ? ISDM_PHASE_LOGIN : ISDM_PHASE_FFP,
 			    login ? ISI_LOGIN_DATA_MAX : ic->rx_data_max, &pdu);
 	if (ret) {
-		isi_log_bad_pdu(ic, buf, len, ret);
+		isdm_rx_log_bad(&ic->base.q.cm_id->route.addr.dst_addr, buf,
+				len, &ic->base.mode, ret);
 		isi_fail(ic, ret == -E2BIG ? ISCSI_ERR_DATALEN :
 			 ISCSI_ERR_PROTO);
 		return;

@@ -101,8 +101,8 @@ void ist_login_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 			    ISDM_ROLE_TARGET, ISDM_PHASE_LOGIN,
 			    IST_LOGIN_DATA_MAX, &pdu);
 	if (ret) {
-		pr_warn_ratelimited("connection from %pISpc: bad login PDU (%u bytes, %d)\n",
-				    &ic->src, wc->byte_len, ret);
+		isdm_rx_log_bad(&ic->src, ic->login.rx.buf, wc->byte_len,
+				&ic->base.mode, ret);
 		ist_conn_fail(ic, "malformed login PDU", ret);
 		return;
 	}

@@ -547,8 +547,7 @@ void ist_rx_process(struct ist_conn *ic, struct isdm_rx_desc *rx,
 		goto repost;
 	}
 	if (ret) {
-		pr_err_ratelimited("connection from %pISpc: malformed PDU (%u bytes): %s; closing\n",
-				   &ic->src, len, isdm_rx_strerror(ret));
+		isdm_rx_log_bad(&ic->src, rx->buf, len, &ic->base.mode, ret);
 		goto fail;
 	}
 	/* LIO parses the AHS and the CDB without checking them */

@@ -381,6 +381,8 @@ int isdm_hello_post(struct isdm_conn *c, struct isdm_tx *tx, void *msg,
 		    u32 len, void (*done)(struct ib_cq *cq, struct ib_wc *wc));
 bool isdm_wc_log(const struct ib_wc *wc, const char *what,
 		 const struct sockaddr_storage *peer);
+void isdm_rx_log_bad(const struct sockaddr_storage *peer, const void *buf,
+		     u32 len, const struct isdm_mode *mode, int err);
 int isdm_tx_ring_alloc(struct isdm_device *dev, struct isdm_tx_ring *r,
 		       u32 nr, u32 slot_size);
 void isdm_tx_ring_free(struct isdm_device *dev, struct isdm_tx_ring *r);

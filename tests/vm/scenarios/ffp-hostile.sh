@@ -379,7 +379,7 @@ klog=$(vm_scen_dmesg)
 [ "$VM_TARGET" = intree ] || [ -n "$only" ] ||
 for line in 'PDU 0x10 not allowed with iSER here' \
 	'PDU 0x03 not allowed with iSER here' \
-	'opcode 0x01 in a discovery session' 'malformed PDU' \
+	'opcode 0x01 in a discovery session' 'bad PDU received (' \
 	'receive completion failed' \
 	'with STags that do not match its direction (-126)' \
 	'PDU 0x01 with a bad AHS (-90)' 'PDU 0x01 with a bad AHS (-95)' \
@@ -392,7 +392,7 @@ for line in 'PDU 0x10 not allowed with iSER here' \
 	'malformed iSER Hello (16 bytes, -7)' 'unexpected iSER message 0x20' \
 	'Data-Out with a Target Transfer Tag (iSER has no R2T)' \
 	'SCSI command with ITT 0x00005f00, the tag of a command still waiting' \
-	'bad login PDU (1 bytes, -90)'; do
+	'bad PDU received (1 bytes): shorter than iSER header and BHS (-90)'; do
 	echo "$klog" | grep -qF "$line" ||
 		fails+="the target did not log \"$line\"; "
 done
