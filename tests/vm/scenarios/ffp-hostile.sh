@@ -24,7 +24,9 @@
 #              (15 s) has begun dropping the login by then, and the
 #              disconnect must not queue LIO's login work on the
 #              connection LIO frees (prelogin_timeout set to 60 s so that
-#              LIO's timer acts first); a login works afterwards
+#              LIO's timer acts first); a login works afterwards. Only on
+#              kernels whose LIO has that timer (6.4 on), unless asked
+#              for with --only
 #   hello      an iSER Hello as the first message: a HelloReply accepting
 #              it, then a ping answered
 #   hellover, hellobad, hellolen, hello2   a Hello of version 2 only (a
@@ -225,7 +227,14 @@ if want loginstall; then
 		acl_gone loginstall 10
 	fi
 fi
-if want loginrnr; then
+# LIO has its own login timer from 6.4 on; before, nothing races the
+# disconnect (run it there with --only loginrnr)
+lio_login_timer() {
+	local v
+	v=$(uname -r | awk -F. '{ print $1 * 100 + $2 }')
+	[ "$v" -ge 604 ] || [[ $only == *,loginrnr,* ]]
+}
+if want loginrnr && lio_login_timer; then
 	[ "$VM_TARGET" = intree ] || { tmo_was=$(cat $tmo); echo 60 >$tmo; }
 	ffp_run loginrnr 'loginrnr closed_by_target=(yes|no)$' -W 16
 	[ "$VM_TARGET" = intree ] || echo "$tmo_was" >$tmo
