@@ -25,7 +25,9 @@ portal=("$VM_TGT_IP" "$VM_ISER_PORT")
 par=/sys/module/ib_isert/parameters
 dbg=/sys/kernel/debug/ib_isert/connections
 
-vm_setup_node
+vm_rxe_up
+vm_load_roles
+vm_target_setup
 
 # entries of ib_core's own CQs: the CQ pools (and the MAD agents' CQs,
 # which do not change); with "max", the largest of them
@@ -98,9 +100,4 @@ vm_log "CQ pool growth $((after1 - start)) entries; limit $limit (pool CQs of $c
 [ "$after2" -le "$after1" ] ||
 	vm_fail "the second wave grew the CQ pool again: $after1 -> $after2 entries"
 
-dev=$(vm_login_disk) || exit 1
-head -c 4M /dev/urandom >/tmp/pattern
-vm_must dd if=/tmp/pattern of="$dev" bs=1M oflag=direct status=none
-cmp <(dd if="$dev" bs=1M count=4 iflag=direct status=none) /tmp/pattern ||
-	vm_fail "data read back from $dev differs from what was written"
-vm_logout_check "$dev"
+vm_serves_after after-storm

@@ -2535,6 +2535,34 @@ static const char *login_stages(const unsigned char *msg, int len)
 }
 
 /*
+ * The first Login Request of a connection, for the security stage
+ * (AuthMethod=None, T to the operational stage): of a normal session with
+ * @target, or of a discovery session when @target is NULL. 0 once sent.
+ */
+static int send_security_login(const char *target)
+{
+	static char keys[512];
+	unsigned char *bhs;
+	uint32_t dlen = 0;
+
+	dlen = add_key(keys, dlen, "InitiatorName", initiator_name);
+	if (target) {
+		dlen = add_key(keys, dlen, "SessionType", "Normal");
+		dlen = add_key(keys, dlen, "TargetName", target);
+	} else {
+		dlen = add_key(keys, dlen, "SessionType", "Discovery");
+	}
+	dlen = add_key(keys, dlen, "AuthMethod", "None");
+	/* Transit, CSG security (0), NSG operational (1) */
+	bhs = pdu_start(ISDM_OP_LOGIN_REQ | ISDM_BHS_IMMEDIATE, 0x81, dlen);
+	bhs[8] = 0x80;
+	bhs[13] = 0x2c;
+	itool_put_be32(bhs + 16, 0x1000);
+	memcpy(bhs + ISDM_BHS_LEN, keys, dlen);
+	return send_buf(HDR + ((dlen + 3) & ~3u));
+}
+
+/*
  * -m loginrace (discovery): a Login Request for the security stage, then,
  * while its Login Response still waits in RNR retry (no receive buffer is
  * posted yet), the Login Request for the operational stage; then the
@@ -2555,20 +2583,10 @@ static void login_race(const char *addr, const char *port)
 		printf("loginrace connected=no\n");
 		return;
 	}
-	dlen = add_key(keys, dlen, "InitiatorName", initiator_name);
-	dlen = add_key(keys, dlen, "SessionType", "Discovery");
-	dlen = add_key(keys, dlen, "AuthMethod", "None");
-	/* Transit, CSG security (0), NSG operational (1) */
-	bhs = pdu_start(ISDM_OP_LOGIN_REQ | ISDM_BHS_IMMEDIATE, 0x81, dlen);
-	bhs[8] = 0x80;
-	bhs[13] = 0x2c;
-	itool_put_be32(bhs + 16, 0x1000);
-	memcpy(bhs + ISDM_BHS_LEN, keys, dlen);
-	if (send_buf(HDR + ((dlen + 3) & ~3u)))
+	if (send_security_login(NULL))
 		goto out;
 	/* the target answers it: that Send waits for a receive buffer */
 	sleep(1);
-	dlen = 0;
 	dlen = add_key(keys, dlen, "HeaderDigest", "None");
 	dlen = add_key(keys, dlen, "DataDigest", "None");
 	dlen = add_key(keys, dlen, "RDMAExtensions", "Yes");
@@ -2609,10 +2627,8 @@ out:
 static void login_stall(const char *addr, const char *port, int hold,
 			int rnr)
 {
-	static char keys[512];
 	const char *first = "none";
-	unsigned char *bhs, *msg = NULL;
-	uint32_t dlen = 0;
+	unsigned char *msg = NULL;
 	double start = itool_now();
 	int len;
 
@@ -2622,21 +2638,7 @@ static void login_stall(const char *addr, const char *port, int hold,
 		printf("%s connected=no\n", rnr ? "loginrnr" : "loginstall");
 		return;
 	}
-	dlen = add_key(keys, dlen, "InitiatorName", initiator_name);
-	if (target_name) {
-		dlen = add_key(keys, dlen, "SessionType", "Normal");
-		dlen = add_key(keys, dlen, "TargetName", target_name);
-	} else {
-		dlen = add_key(keys, dlen, "SessionType", "Discovery");
-	}
-	dlen = add_key(keys, dlen, "AuthMethod", "None");
-	/* Transit, CSG security (0), NSG operational (1) */
-	bhs = pdu_start(ISDM_OP_LOGIN_REQ | ISDM_BHS_IMMEDIATE, 0x81, dlen);
-	bhs[8] = 0x80;
-	bhs[13] = 0x2c;
-	itool_put_be32(bhs + 16, 0x1000);
-	memcpy(bhs + ISDM_BHS_LEN, keys, dlen);
-	if (send_buf(HDR + ((dlen + 3) & ~3u)))
+	if (send_security_login(target_name))
 		goto out;
 	if (!rnr) {
 		len = recv_msg(&msg);
