@@ -2,7 +2,7 @@
 # shellcheck shell=bash
 #
 # Removing the ACL of an initiator whose connection has just dropped:
-# tests/vm/tools/iser_ffp logs in to a normal session as
+# iser_ffp (tests/vm/tools/ffp/) logs in to a normal session as
 # $VM_INITIATOR_IQN offering DefaultTime2Retain=T (-T), pings and exits, so
 # the target sees the connection go down; then, at once, the ACL is
 # removed through configfs (its mapped LUN, then the ACL: what targetcli

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 #
-# Bad input after login: tests/vm/tools/iser_ffp logs in over iSER (a
+# Bad input after login: iser_ffp (tests/vm/tools/ffp/) logs in over iSER (a
 # userspace initiator, 28-byte headers) and then sends what the target
 # must refuse, one connection per case (the cases are the tool's -m
 # modes; see its header). In a discovery session:

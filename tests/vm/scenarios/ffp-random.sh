@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 #
-# Random well-framed PDUs after login: tests/vm/tools/iser_ffp -m random
+# Random well-framed PDUs after login: iser_ffp (tests/vm/tools/ffp/) -m random
 # logs in to a normal session (as $VM_INITIATOR_IQN, InitialR2T=No on the
 # TPG meanwhile) and sends COUNT PDUs of the sequence a seed gives
 # (opcodes, flags, sequence numbers, LUNs, CDBs, AHS, STags, data: see the

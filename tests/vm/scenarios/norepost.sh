@@ -2,7 +2,7 @@
 # shellcheck shell=bash
 #
 # A logged-in peer that stops reposting its receive buffers costs only its
-# own connection. tests/vm/tools/iser_ffp -m norepost logs in (a discovery
+# own connection. iser_ffp (tests/vm/tools/ffp/) -m norepost logs in (a discovery
 # session) and sends 200 immediate NOP-Out pings while it never reposts a
 # receive buffer: once its buffers are full, the target's NOP-Ins wait in
 # RNR retry for ever, each holding one of the session's command tags. It

@@ -2,7 +2,7 @@
 # shellcheck shell=bash
 #
 # ORDERED tasks and ABORT TASK on a slow LUN: LUN 1 is a block backstore
-# on dm-delay (vm_slow_lun, every I/O 2 s late). tests/vm/tools/iser_ffp
+# on dm-delay (vm_slow_lun, every I/O 2 s late). iser_ffp (tests/vm/tools/ffp/)
 # -m ordabort sends a SIMPLE READ, an ORDERED READ behind it (LIO holds it
 # on the LUN's delayed list while the SIMPLE one runs), an ABORT TASK for
 # the ORDERED one, then a second ORDERED READ. LIO's core runs the aborted
