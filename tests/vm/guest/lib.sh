@@ -136,3 +136,5 @@ vm_scen_dmesg() {
 . "$VM_GUEST_DIR/lib/teardown.sh"
 # shellcheck source=lib/memfrag.sh
 . "$VM_GUEST_DIR/lib/memfrag.sh"
+# shellcheck source=lib/mpath.sh
+. "$VM_GUEST_DIR/lib/mpath.sh"

@@ -47,6 +47,8 @@ vm_lio_clear() {
 vm_teardown() {
 	local m
 	vm_memfrag_stop
+	# multipath maps hold the sessions' disks: gone before the logout
+	vm_mpath_stop
 	if [ "$(vm_session_count)" != 0 ]; then
 		timeout 60 iscsiadm -m node -U all >/dev/null 2>&1 ||
 			timeout 60 iscsiadm -m session -u >/dev/null 2>&1
@@ -78,10 +80,11 @@ vm_teardown() {
 	fi
 	# (run in a shell of its own, without the scenario's VM_RDMA: both kinds)
 	vm_log "teardown: rxe, siw, veth" >&2
-	for m in rxe0 rxe1 siw0 siw1; do
+	for m in rxe0 rxe1 rxe2 rxe3 siw0 siw1 siw2 siw3; do
 		[ -e "/sys/class/infiniband/$m" ] && rdma link delete "$m" >/dev/null 2>&1
 	done
 	ip link delete veth0 >/dev/null 2>&1
+	ip link delete veth2 >/dev/null 2>&1
 	ip netns delete "$VM_SIW_NETNS" >/dev/null 2>&1
 	# the modules a scenario must be able to unload, in dependency order
 	for m in ib_iser ib_isert iser_dm iscsi_target_mod target_core_file \
