@@ -23,17 +23,45 @@
 #     not using the path again, within 30 s of the device's return;
 #   - afterwards, the disk of either path not completing I/O within 5 s
 #     (its /sys/block counters).
+#
+# Options:
+#   --alua  the second portal in a TPG of its own whose LUN is in an ALUA
+#           target port group that is active/non-optimized: multipathd
+#           makes two path groups. The optimized path (rxe0) is the one cut,
+#           and the I/O must go to it alone before the cut, to the other
+#           during it and to it alone again after its return.
+#   --pr    before the I/O, SCSI persistent reservations across the two
+#           sessions (sg_persist): a key registered and a reservation
+#           (Write Exclusive, Registrants Only) taken through path 1 are
+#           seen through path 2, which registers its own key and preempts
+#           path 1's; path 1 gets the unit attention for that, its key is
+#           gone and a write through it gets a reservation conflict; the
+#           reservation is cleared.
 
 cut_after=10
 cut_for=30
 runtime=100
 limit_ms=$(((VM_MPATH_REPLACEMENT + 5) * 1000))
+alua=0
+pr=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	--alua) alua=1 ;;
+	--pr) pr=1 ;;
+	*) vm_fail "mpath: bad argument $1" ;;
+	esac
+	shift
+done
 
 vm_rxe_up
 vm_rxe2_up
 vm_load_roles
 vm_target_setup --iblock
-vm_portal_add "$VM_TGT_IP2"
+if [ $alua = 1 ]; then
+	vm_alua_tpg2 "$VM_TGT_IP2"
+else
+	vm_portal_add "$VM_TGT_IP2"
+fi
 vm_iscsid_start
 vm_mpath_nodes "$VM_TGT_IP" "$VM_TGT_IP2"
 vm_wait 30 vm_disk_of_addr "$VM_TGT_IP" >/dev/null ||
@@ -62,6 +90,77 @@ sessions_in() {
 	[ "$(cat /sys/class/iscsi_session/session*/state 2>/dev/null | grep -c LOGGED_IN)" = "$1" ]
 }
 
+# serving WHEN WANT: over 5 s, which of the two disks complete I/O, checked
+# against WANT: "both", or the one disk that alone may
+serving() {
+	local when=$1 want=$2 a1 a2 d1 d2 ok
+	a1=$(ios_of "$sd1")
+	a2=$(ios_of "$sd2")
+	sleep 5
+	d1=$(($(ios_of "$sd1") - a1))
+	d2=$(($(ios_of "$sd2") - a2))
+	vm_log "I/O completed in 5 s $when: $sd1 $d1, $sd2 $d2"
+	case $want in
+	both) ok=$([ "$d1" -gt 0 ] && [ "$d2" -gt 0 ] && echo 1) ;;
+	"$sd1") ok=$([ "$d1" -gt 0 ] && [ "$d2" = 0 ] && echo 1) ;;
+	*) ok=$([ "$d2" -gt 0 ] && [ "$d1" = 0 ] && echo 1) ;;
+	esac
+	[ "$ok" = 1 ] ||
+		vm_fail "$when: I/O not where it belongs ($want): $sd1 $d1, $sd2 $d2 in 5 s"
+}
+
+# persistent reservations across the two sessions (--pr)
+pr_check() {
+	local out
+	# LIO keeps each device's registrations in its dbroot's pr/ (APTPL
+	# metadata, written at every registration): no such directory, and
+	# PERSISTENT RESERVE OUT fails with NOT READY
+	vm_must mkdir -p "$(cat /sys/kernel/config/target/dbroot)/pr"
+	vm_must sg_persist --out --register --param-sark=0x1111 "/dev/$sd1"
+	vm_must sg_persist --out --reserve --param-rk=0x1111 --prout-type=5 "/dev/$sd1"
+	out=$(sg_persist --in --read-keys "/dev/$sd2" 2>&1)
+	vm_log "keys through $sd2: $(echo "$out" | tr '\n' ' ')"
+	echo "$out" | grep -q 0x1111 ||
+		vm_fail "the key registered through $sd1 is not seen through $sd2"
+	out=$(sg_persist --in --read-reservation "/dev/$sd2" 2>&1)
+	vm_log "reservation through $sd2: $(echo "$out" | tr '\n' ' ')"
+	echo "$out" | grep -q 'Key=0x1111' ||
+		vm_fail "the reservation taken through $sd1 is not seen through $sd2"
+	vm_must sg_persist --out --register --param-sark=0x2222 "/dev/$sd2"
+	vm_must sg_persist --out --preempt --param-rk=0x2222 --param-sark=0x1111 \
+		--prout-type=5 "/dev/$sd2"
+	# the preempted I_T nexus hears of it first: a unit attention,
+	# REGISTRATIONS PREEMPTED (SPC-4), to this command or, when multipathd's
+	# path checker came first, to its TEST UNIT READY
+	out=$(sg_persist --in --read-reservation "/dev/$sd1" 2>&1)
+	if echo "$out" | grep -q 'Registrations preempted'; then
+		vm_log "$sd1 got the unit attention for its preempted registration"
+		out=$(sg_persist --in --read-reservation "/dev/$sd1" 2>&1)
+	fi
+	vm_log "reservation through $sd1: $(echo "$out" | tr '\n' ' ')"
+	echo "$out" | grep -q 'Key=0x2222' ||
+		vm_fail "the preempting reservation is not seen through $sd1"
+	out=$(sg_persist --in --read-keys "/dev/$sd1" 2>&1)
+	echo "$out" | grep -q 0x1111 && vm_fail "the preempted key is still registered: $out"
+	if dd if=/dev/zero of="/dev/$sd1" bs=4k count=1 oflag=direct 2>/dev/null; then
+		vm_fail "a write through the preempted path $sd1 succeeded"
+	fi
+	vm_must sg_persist --out --clear --param-rk=0x2222 "/dev/$sd2"
+	out=$(sg_persist --in --read-keys "/dev/$sd1" 2>&1)
+	echo "$out" | grep -q 'there are NO registered' ||
+		vm_fail "registrations left after the clear: $out"
+	vm_log "persistent reservations: registered, reserved, preempted and cleared across both sessions"
+}
+
+[ $pr = 1 ] && pr_check
+
+if [ $alua = 1 ]; then
+	# the optimized path is the one cut
+	cut_sd=$sd1 cut_ip=$VM_TGT_IP cut_dev=$VM_DEV0 cut_nic=veth0 other=$sd2
+else
+	cut_sd=$sd2 cut_ip=$VM_TGT_IP2 cut_dev=$VM_DEV2 cut_nic=veth2 other=$sd1
+fi
+
 json=$VM_SCEN_DIR/fio-mpath.json
 cat >"$VM_SCEN_DIR/fio-mpath.fio" <<EOF
 [mpath]
@@ -85,35 +184,32 @@ fio --output-format=json --output="$json" "$VM_SCEN_DIR/fio-mpath.fio" &
 fio_pid=$!
 
 sleep "$cut_after"
-vm_progress "cutting path 2: rdma link delete $VM_DEV2"
-vm_must rdma link delete "$VM_DEV2"
+[ $alua = 1 ] && serving "before the cut" "$sd1"
+vm_progress "cutting the path to $cut_ip ($cut_sd): rdma link delete $cut_dev"
+vm_must rdma link delete "$cut_dev"
 cut=$(date +%s)
-vm_wait 20 path_is "$sd2" failed ||
-	vm_fail "multipathd did not fail $sd2 within 20 s of the cut: $(vm_mpath_path_state "$sd2")"
-vm_log "path 2 failed after $(($(date +%s) - cut)) s: $(vm_mpath_path_state "$sd2"), session $(vm_session_state_of_addr "$VM_TGT_IP2")"
+vm_wait 20 path_is "$cut_sd" failed ||
+	vm_fail "multipathd did not fail $cut_sd within 20 s of the cut: $(vm_mpath_path_state "$cut_sd")"
+vm_log "$cut_sd failed after $(($(date +%s) - cut)) s: $(vm_mpath_path_state "$cut_sd"), session $(vm_session_state_of_addr "$cut_ip")"
+serving "during the cut" "$other"
 kill -0 "$fio_pid" 2>/dev/null || vm_fail "fio ended during the cut"
 sleep $((cut_for - ($(date +%s) - cut)))
 
-vm_progress "restoring path 2: rdma link add $VM_DEV2"
-vm_must rdma link add "$VM_DEV2" type "$VM_RDMA" netdev veth2
+vm_progress "restoring the path to $cut_ip: rdma link add $cut_dev"
+vm_must rdma link add "$cut_dev" type "$VM_RDMA" netdev "$cut_nic"
 back=$(date +%s)
 vm_wait 30 sessions_in 2 ||
-	vm_fail "iscsid did not log in through $VM_TGT_IP2 again within 30 s: $(vm_session_state_of_addr "$VM_TGT_IP2")"
+	vm_fail "iscsid did not log in through $cut_ip again within 30 s: $(vm_session_state_of_addr "$cut_ip")"
 relogin=$(($(date +%s) - back))
 vm_wait $((30 - relogin)) vm_mpath_paths_ok 2 ||
 	vm_fail "multipathd does not use both paths 30 s after the device came back: $(multipathd show paths raw format '%d %t %T' | tr '\n' ';')"
-vm_log "path 2 back: session logged in after $relogin s, in use after $(($(date +%s) - back)) s"
-kill -0 "$fio_pid" 2>/dev/null || vm_fail "fio ended before path 2 came back"
-
-# both disks serve I/O again
-a1=$(ios_of "$sd1")
-a2=$(ios_of "$sd2")
-sleep 5
-b1=$(ios_of "$sd1")
-b2=$(ios_of "$sd2")
-vm_log "I/O completed in 5 s: $sd1 $((b1 - a1)), $sd2 $((b2 - a2))"
-[ "$b1" -gt "$a1" ] || vm_fail "$sd1 completed no I/O in 5 s after the failback"
-[ "$b2" -gt "$a2" ] || vm_fail "$sd2 completed no I/O in 5 s after the failback"
+vm_log "$cut_sd back: session logged in after $relogin s, path active after $(($(date +%s) - back)) s"
+kill -0 "$fio_pid" 2>/dev/null || vm_fail "fio ended before the path came back"
+if [ $alua = 1 ]; then
+	serving "after the return" "$sd1"
+else
+	serving "after the return" both
+fi
 
 wait "$fio_pid"
 rc=$?

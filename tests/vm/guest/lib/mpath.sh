@@ -39,6 +39,31 @@ vm_portal_add() {
 		vm_fail "target: portal $1:$VM_ISER_PORT is not an iSER portal in configfs"
 }
 
+# vm_alua_tpg2 IP: a second TPG of $VM_TARGET_IQN with an iSER portal on
+# IP and the same LUN, in an ALUA target port group of its own ("nonopt",
+# active/non-optimized, implicit); the first TPG's LUN stays in LIO's
+# default group (active/optimized)
+vm_alua_tpg2() {
+	local t=/iscsi/$VM_TARGET_IQN/tpg2 so=/backstores/block/lun0 cfs
+	vm_tcli "/iscsi/$VM_TARGET_IQN create 2" \
+		"$t/luns create $so" \
+		"$t/portals create $1 $VM_ISER_PORT" \
+		"$t/portals/$1:$VM_ISER_PORT enable_iser true" \
+		"$t/acls create $VM_INITIATOR_IQN" \
+		"$t set attribute authentication=0" \
+		"$so/alua create nonopt 2" \
+		"$so/alua/nonopt set alua alua_access_type=1" \
+		"$so/alua/nonopt set alua alua_access_state=1" \
+		"$t/luns/lun0 set alua alua_tg_pt_gp_name=nonopt" \
+		"$t enable"
+	cfs=/sys/kernel/config/target/iscsi/$VM_TARGET_IQN/tpgt_2
+	[ "$(cat "$cfs/np/$1:$VM_ISER_PORT/iser" 2>/dev/null)" = 1 ] ||
+		vm_fail "target: tpg2 has no iSER portal on $1 in configfs"
+	[ "$(cat "$cfs/enable" 2>/dev/null)" = 1 ] || vm_fail "target: tpg2 not enabled"
+	grep -q '^TG Port Alias: nonopt' "$cfs/lun/lun_0/alua_tg_pt_gp" 2>/dev/null ||
+		vm_fail "target: tpg2's LUN is not in ALUA group nonopt: $(head -n 1 "$cfs/lun/lun_0/alua_tg_pt_gp" 2>&1)"
+}
+
 # vm_mpath_nodes IP...: an iSER node record per portal address, each with
 # the replacement_timeout multipath wants, and a login through each
 vm_mpath_nodes() {

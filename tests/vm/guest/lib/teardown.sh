@@ -32,6 +32,11 @@ vm_lio_clear() {
 	for d in "$cfs"/iscsi/iqn.* "$cfs"/iscsi/eui.* "$cfs"/iscsi/naa.*; do
 		[ -d "$d" ] && rmdir "$d"
 	done
+	# ALUA target port groups of a device (its own default stays)
+	for d in "$cfs"/core/*_[0-9]*/*/alua/*; do
+		[ "${d##*/}" = default_tg_pt_gp ] && continue
+		[ -d "$d" ] && rmdir "$d"
+	done
 	for d in "$cfs"/core/*_[0-9]*/*; do
 		[ -d "$d" ] && rmdir "$d"
 	done
