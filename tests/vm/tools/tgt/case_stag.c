@@ -3,9 +3,12 @@
  * iser_tgt: RDMA Writes to a command's read STag after the command ended,
  * which the initiator must have invalidated by then (RFC 5046 7.3.2,
  * 8.3.2): one late write (late-write, abort-late), and the storm of
- * writes behind a TMF Response (abort-zbva).
+ * writes behind a TMF Response (abort-zbva). The trigger functions of
+ * those cases are here; ffp_step() hands the ABORT TASK of a held trigger
+ * to late_write() or write_storm().
  */
 #include <string.h>
+#include <unistd.h>
 
 #include "tgt.h"
 
@@ -112,4 +115,42 @@ int write_storm(const struct cmd *c, uint32_t rsp_len)
 	}
 	late = failed ? "refused" : "written";
 	return 1;
+}
+
+/* late-write: the trigger answered by plain Send, then a late write */
+int fire_late_write(const struct cmd *c)
+{
+	struct answer a;
+	uint64_t lba;
+
+	emulate(c, &a, &lba);
+	if (!c->rsv)
+		return -1;
+	if (respond(c, &a, c->itt, 0, 0))
+		return -1;
+	sleep(1);
+	late = late_write(c) ? "refused" : "written";
+	return 0;
+}
+
+/* abort-late: the trigger held without an answer until its ABORT TASK */
+int fire_abort_late(const struct cmd *c)
+{
+	if (!c->rsv)
+		return -1;
+	aborted = *c;
+	have_aborted = 1;
+	return 0;		/* acts on the ABORT TASK */
+}
+
+/* abort-zbva: the same, after a write while the task is live */
+int fire_abort_zbva(const struct cmd *c)
+{
+	if (!c->rsv)
+		return -1;
+	/* the task is live, the write must land */
+	pre = late_write(c) ? "refused" : "landed";
+	aborted = *c;
+	have_aborted = 1;
+	return 0;		/* acts on the ABORT TASK */
 }

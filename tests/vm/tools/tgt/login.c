@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * iser_tgt: the login phase. Every key iscsid offers gets the answer a
- * Linux target gives; the login cases answer the first Login Request with
- * what the initiator must refuse.
+ * Linux target gives; the login cases (struct tgt_case's @login) answer
+ * the first Login Request with what the initiator must refuse.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,6 +72,36 @@ static size_t login_key(const char *kv, char *out, size_t room)
 	return n < 0 || (size_t)n >= room ? 0 : n + 1;
 }
 
+/*
+ * The login cases, the answer to the Login Request @req: a Login Response
+ * whose header says 1000 bytes of data segment, and carries none
+ * (login-dlen), or (@nop, login-op) a NOP-In.
+ */
+static int login_bad(const unsigned char *req, int nop)
+{
+	unsigned char *bhs;
+
+	bhs = rsp_start(nop ? ISDM_OP_NOP_IN : ISDM_OP_LOGIN_RSP, 0x81, 1000,
+			itool_get_be32(req + 16), 1);
+	memcpy(bhs + 8, req + 8, 6);
+	if (nop)
+		memset(bhs + 5, 0, 3);
+	sent = 1;
+	fired = 1;
+	post_rsp(HDR_LEN + ISDM_BHS_LEN, NULL, 0, 0, 0);
+	return 1;
+}
+
+int login_dlen(const unsigned char *req)
+{
+	return login_bad(req, 0);
+}
+
+int login_op(const unsigned char *req)
+{
+	return login_bad(req, 1);
+}
+
 /* One Login Request: answer it, or do the login case. */
 int login_step(const unsigned char *msg, int len)
 {
@@ -87,18 +117,8 @@ int login_step(const unsigned char *msg, int len)
 		stat_sn = itool_get_be32(req + 28);
 	exp_cmd_sn = itool_get_be32(req + 24);
 	hl = HDR_LEN + ISDM_BHS_LEN;
-	if (tcase == LOGIN_DLEN || tcase == LOGIN_OP) {
-		bhs = rsp_start(tcase == LOGIN_OP ? ISDM_OP_NOP_IN :
-				ISDM_OP_LOGIN_RSP, 0x81, 1000,
-				itool_get_be32(req + 16), 1);
-		memcpy(bhs + 8, req + 8, 6);
-		if (tcase == LOGIN_OP)
-			memset(bhs + 5, 0, 3);
-		sent = 1;
-		fired = 1;
-		post_rsp(hl, NULL, 0, 0, 0);
-		return 1;
-	}
+	if (tcase->login)
+		return tcase->login(req);
 	/* copy the keys: the receive buffer is reused */
 	keys = calloc(1, dlen + 1);
 	if (!keys)

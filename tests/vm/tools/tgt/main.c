@@ -228,17 +228,55 @@ int pattern;
 int rmode, rverbose;
 uint64_t trigger_lba = NO_TRIGGER;
 
-const char *const case_names[] = {
-	"good", "reserved", "login-dlen", "login-op", "dlen", "dlen-big", "pad",
-	"short", "ahs", "itt", "itt-bogus", "inv-rkey", "inv-other", "inv-nop",
-	"inv-unneg", "op-login", "op-r2t", "op-datain", "op-unknown", "iser-op",
-	"bigsend", "late-write", "abort-late", "hello-unasked", "hello-rej",
-	"hello-ver", "hello-len", "hello-none", "hello-pdu", "hello-drop",
-	"kind-tmf", "kind-text", "kind-logout", "kind-nop", "kind-reject",
-	"abort-zbva",
+/*
+ * The cases, as the head of this file describes them: each with what it
+ * needs (TC_*, tgt.h) and the function that does its wrong thing, on the
+ * first Login Request (@login, login.c), on the initiator's Hello (@hello,
+ * case_hello.c) or on the trigger (@trigger, cases.c and the files of its
+ * kind). The first row, good, is the default.
+ */
+static const struct tgt_case cases_table[] = {
+	{ .name = "good", .flags = TC_GOOD },
+	{ .name = "reserved", .flags = TC_RSVD | TC_DISCONNECT,
+	  .trigger = fire_reserved },
+	{ .name = "login-dlen", .login = login_dlen },
+	{ .name = "login-op", .login = login_op },
+	{ .name = "dlen", .trigger = fire_dlen },
+	{ .name = "dlen-big", .trigger = fire_dlen_big },
+	{ .name = "pad", .trigger = fire_pad },
+	{ .name = "short", .trigger = fire_short },
+	{ .name = "ahs", .trigger = fire_ahs },
+	{ .name = "itt", .trigger = fire_itt },
+	{ .name = "itt-bogus", .trigger = fire_itt_bogus },
+	{ .name = "inv-rkey", .trigger = fire_inv_rkey },
+	{ .name = "inv-other", .flags = TC_HOLD, .trigger = fire_inv_other },
+	{ .name = "inv-nop", .trigger = fire_inv_nop },
+	{ .name = "inv-unneg", .flags = TC_NO_SIE, .trigger = fire_inv_unneg },
+	{ .name = "op-login", .trigger = fire_op_login },
+	{ .name = "op-r2t", .trigger = fire_op_r2t },
+	{ .name = "op-datain", .trigger = fire_op_datain },
+	{ .name = "op-unknown", .trigger = fire_op_unknown },
+	{ .name = "iser-op", .trigger = fire_iser_op },
+	{ .name = "bigsend", .trigger = fire_bigsend },
+	{ .name = "late-write", .trigger = fire_late_write },
+	{ .name = "abort-late", .flags = TC_HOLD, .trigger = fire_abort_late },
+	{ .name = "hello-unasked", .trigger = fire_hello_unasked },
+	{ .name = "hello-rej", .hello = hello_rej },
+	{ .name = "hello-ver", .hello = hello_ver },
+	{ .name = "hello-len", .hello = hello_len },
+	{ .name = "hello-none", .hello = hello_none },
+	{ .name = "hello-pdu", .hello = hello_pdu },
+	{ .name = "hello-drop", .hello = hello_drop },
+	{ .name = "kind-tmf", .trigger = fire_kind_tmf },
+	{ .name = "kind-text", .trigger = fire_kind_text },
+	{ .name = "kind-logout", .trigger = fire_kind_logout },
+	{ .name = "kind-nop", .trigger = fire_kind_nop },
+	{ .name = "kind-reject", .trigger = fire_kind_reject },
+	{ .name = "abort-zbva", .flags = TC_HOLD | TC_ZBVA | TC_STORM,
+	  .trigger = fire_abort_zbva },
 };
 
-#define NR_CASE_NAMES	ARRAY_SIZE(case_names)
+#define GOOD_CASE	(&cases_table[0])
 
 /*
  * Random mode: serve connections until the sequence is sent and the
@@ -262,7 +300,7 @@ static int random_main(double wait_sec, struct rdma_cm_id *listener)
 		ev = next_request(wait_sec);
 		if (!ev)
 			break;
-		serve(ev, GOOD, itool_now() + 86400);
+		serve(ev, GOOD_CASE, itool_now() + 86400);
 	}
 	printf("random seed=%llu sent=%lu connections=%lu good_dirty=%lu ",
 	       seed, rs.sent, rs.connections, rs.good_dirty);
@@ -281,7 +319,7 @@ static int random_main(double wait_sec, struct rdma_cm_id *listener)
 
 int main(int argc, char **argv)
 {
-	enum tcase cases[MAX_CASES] = { GOOD };
+	const struct tgt_case *cases[MAX_CASES] = { GOOD_CASE };
 	struct addrinfo *ai, hints = {
 		.ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE,
 	};
@@ -326,15 +364,16 @@ int main(int argc, char **argv)
 		case 'c':
 			nr = 0;
 			for (s = optarg; (tok = strtok(s, ",")); s = NULL) {
-				for (k = 0; k < NR_CASE_NAMES; k++)
-					if (!strcmp(tok, case_names[k]))
+				for (k = 0; k < ARRAY_SIZE(cases_table); k++)
+					if (!strcmp(tok, cases_table[k].name))
 						break;
-				if (k == NR_CASE_NAMES || nr == MAX_CASES) {
+				if (k == ARRAY_SIZE(cases_table) ||
+				    nr == MAX_CASES) {
 					fprintf(stderr, "iser_tgt: bad case %s\n",
 						tok);
 					return 1;
 				}
-				cases[nr++] = k;
+				cases[nr++] = &cases_table[k];
 			}
 			break;
 		case 't':
@@ -383,7 +422,7 @@ int main(int argc, char **argv)
 
 		if (!ev) {
 			printf("case=%s login=no sent=no closed=no conn=none\n",
-			       case_names[cases[i]]);
+			       cases[i]->name);
 			return 1;
 		}
 		serve(ev, cases[i], itool_now() + wait_sec);
@@ -393,12 +432,12 @@ int main(int argc, char **argv)
 	 * initiator logs out: a session that recovers once more (a slow
 	 * login retried) still finds its target.
 	 */
-	while (cases[nr - 1] == GOOD && !logged_out) {
+	while ((cases[nr - 1]->flags & TC_GOOD) && !logged_out) {
 		struct rdma_cm_event *ev = next_request(wait_sec);
 
 		if (!ev)
 			break;
-		serve(ev, GOOD, itool_now() + wait_sec);
+		serve(ev, GOOD_CASE, itool_now() + wait_sec);
 	}
 	rdma_destroy_id(listener);
 	rdma_destroy_event_channel(t.ch);

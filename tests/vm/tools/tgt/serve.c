@@ -16,7 +16,7 @@
 #define TX_SIZE		(ISDM_HDR_LEN_EXT + ISDM_BHS_LEN + BIG_LEN)
 #define CLOSE_SEC	20
 
-enum tcase tcase;
+const struct tgt_case *tcase;
 int send_inv, rsvd_bits, logged_in, sent, fired;
 uint32_t stat_sn, exp_cmd_sn;
 uint32_t mrdsl = DSL_MAX;
@@ -83,16 +83,19 @@ static int ffp_step(const unsigned char *msg)
 			respond(&c, &a, c.itt, 1, held.stag);
 			return 1;
 		}
-		if (tcase == GOOD || fired || !is_trigger(&c))
+		if ((tcase->flags & TC_GOOD) || fired || !is_trigger(&c))
 			return respond_ok(&c);
 		fired = 1;
-		/* a Send the initiator refuses may fail here: it went out */
-		ret = offend(&c);
-		if ((tcase == INV_OTHER || tcase == ABORT_LATE ||
-		     tcase == ABORT_ZBVA) && !ret)
+		/*
+		 * A Send the initiator refuses may fail here: it went out.
+		 * A case without a trigger function (a hello case whose
+		 * Hello did not come) leaves the trigger unanswered.
+		 */
+		ret = tcase->trigger ? tcase->trigger(&c) : -1;
+		if ((tcase->flags & TC_HOLD) && !ret)
 			return 0;
 		sent = 1;
-		if (tcase == RESERVED) {
+		if (tcase->flags & TC_DISCONNECT) {
 			rdma_disconnect(t.id);
 			return 2;
 		}
@@ -110,10 +113,10 @@ static int ffp_step(const unsigned char *msg)
 					live_del(0);
 		}
 		rsp_start(ISDM_OP_TMF_RSP, ISDM_BHS_FINAL, 0, itt, 1);
-		/* abort-late: ABORT TASK (function 1) of the held trigger */
+		/* abort-*: ABORT TASK (function 1) of the held trigger */
 		if (have_aborted && (bhs[1] & 0x7f) == 1 &&
 		    itool_get_be32(bhs + 20) == aborted.itt &&
-		    tcase == ABORT_ZBVA) {
+		    (tcase->flags & TC_STORM)) {
 			have_aborted = 0;
 			sent = 1;
 			return write_storm(&aborted, HDR_LEN + ISDM_BHS_LEN);
@@ -160,21 +163,21 @@ static int accept_conn(struct rdma_cm_event *ev)
 	 * what a Linux target answers: no ZBVA, Send with Invalidate if
 	 * offered; abort-zbva takes ZBVA when offered (the 12-byte header)
 	 */
-	send_inv = !(req.flags & ISDM_CM_SIE_EXC) && tcase != INV_UNNEG;
+	send_inv = !(req.flags & ISDM_CM_SIE_EXC) && !(tcase->flags & TC_NO_SIE);
 	rep.flags = ISDM_CM_ZBVA_EXC | (send_inv ? 0 : ISDM_CM_SIE_EXC);
 	t.hdr_len = 0;
-	if (tcase == ABORT_ZBVA && !(req.flags & ISDM_CM_ZBVA_EXC)) {
+	if ((tcase->flags & TC_ZBVA) && !(req.flags & ISDM_CM_ZBVA_EXC)) {
 		rep.flags &= ~ISDM_CM_ZBVA_EXC;
 		t.hdr_len = ISDM_HDR_LEN_RFC;
 	}
-	if (tcase == RESERVED) {
+	if (tcase->flags & TC_RSVD) {
 		rep.flags |= 0x3f;
 		memset(rep.rsvd, 0xff, sizeof(rep.rsvd));
 		rsvd_bits = 0x03;
 	}
 	t.id = ev->id;
 	/* abort-zbva keeps STORM_WRS RDMA Writes and a Send in flight */
-	t.sq_depth = tcase == ABORT_ZBVA ? STORM_WRS + 1 : 0;
+	t.sq_depth = tcase->flags & TC_STORM ? STORM_WRS + 1 : 0;
 	ret = itool_verbs_init(&t, NR_RX, RX_SIZE, TX_SIZE);
 	if (!ret) {
 		data_mr = ibv_reg_mr(t.pd, data_buf, sizeof(data_buf), 0);
@@ -222,7 +225,8 @@ struct rdma_cm_event *next_request(double secs)
 }
 
 /* Serve one connection with case @c; print its summary line. */
-void serve(struct rdma_cm_event *ev, enum tcase c, double deadline)
+void serve(struct rdma_cm_event *ev, const struct tgt_case *c,
+	   double deadline)
 {
 	const char *closed = "no";
 	unsigned char *msg;
@@ -231,7 +235,7 @@ void serve(struct rdma_cm_event *ev, enum tcase c, double deadline)
 
 	tcase = c;
 	if (!rmode)
-		kmsg_mark("case", case_names[c]);
+		kmsg_mark("case", c->name);
 	send_inv = 0;
 	rsvd_bits = 0;
 	logged_in = 0;
@@ -292,7 +296,7 @@ void serve(struct rdma_cm_event *ev, enum tcase c, double deadline)
 		}
 		if (logged_in && len > 0 && !hello_seen &&
 		    (msg[0] & ISDM_OP_MASK) == ISDM_OP_HELLO) {
-			kmsg_mark("hello", case_names[tcase]);
+			kmsg_mark("hello", tcase->name);
 			ret = hello_step(msg, len);
 			if (ret < 0)
 				break;
@@ -352,13 +356,13 @@ out:
 		fflush(stdout);
 		return;
 	}
-	printf("case=%s login=%s sent=%s closed=%s", case_names[c],
+	printf("case=%s login=%s sent=%s closed=%s", c->name,
 	       itool_yes_no(logged_in, "ok"), itool_yes_no(sent, "yes"), closed);
 	if (hello_seen)
 		printf(" hello=yes");
 	if (late)
 		printf(" late=%s", late);
-	if (c == ABORT_ZBVA)
+	if (c->flags & TC_ZBVA)
 		printf(" zbva=%s pre=%s landed=%d",
 		       itool_yes_no(t.hdr_len, "yes"), pre ? pre : "none",
 		       storm);

@@ -7,19 +7,25 @@
  * connection's (reset by serve() for each one), and the random mode's.
  *
  * The files, each calling only into those listed after it:
- *   main.c        the cases and options (its head describes every case),
- *                 the random mode's summary, main()
+ *   main.c        the case table (its head describes every case), the
+ *                 options, the random mode's summary, main()
  *   serve.c       accepting a connection, its receive loop, the
  *                 full-feature PDUs, the summary line of a connection
  *   login.c       the login phase: the keys and the login cases
  *   random.c      the random mode: its state, the SCSI Commands it meets
  *   random_pdu.c  the random mode's PDUs and its table of live commands
- *   cases.c       the full-feature cases that act on the trigger
- *   case_hello.c  the Hello of the initiator: its answer, the hello cases
+ *   cases.c       the full-feature cases that send a wrong PDU on the
+ *                 trigger
+ *   case_hello.c  the Hello of the initiator: its answer, the hello cases,
+ *                 hello-unasked
  *   case_stag.c   late RDMA Writes to a read STag (late-write, abort-late,
  *                 abort-zbva)
  *   scsi.c        the LUN, commands parsed and answered, data by RDMA
  *                 Write, responses and their Sends
+ *
+ * A new hostile case: its function in cases.c (or case_hello.c,
+ * case_stag.c, login.c for its kind), the prototype below, its row in
+ * main.c's case table and its description at the head of main.c.
  */
 #ifndef TGT_H
 #define TGT_H
@@ -46,16 +52,55 @@
 #define STORM_LEN	512		/* of so many bytes */
 #define STORM_ID	0x5707		/* their work request IDs (and + 1) */
 
-enum tcase {
-	GOOD, RESERVED, LOGIN_DLEN, LOGIN_OP, DLEN, DLEN_BIG, PAD, SHORT, AHS,
-	ITT, ITT_BOGUS, INV_RKEY, INV_OTHER, INV_NOP, INV_UNNEG, OP_LOGIN,
-	OP_R2T, OP_DATAIN, OP_UNKNOWN, ISER_OP, BIGSEND, LATE_WRITE,
-	ABORT_LATE, HELLO_UNASKED, HELLO_REJ, HELLO_VER, HELLO_LEN, HELLO_NONE,
-	HELLO_PDU, HELLO_DROP, KIND_TMF, KIND_TEXT, KIND_LOGOUT, KIND_NOP,
-	KIND_REJECT, ABORT_ZBVA,
-};
+struct cmd;
 
-extern const char *const case_names[];
+/*
+ * What a case needs besides its functions (struct tgt_case's @flags):
+ *
+ * TC_GOOD        nothing hostile: every command is answered properly, and
+ *                a last good case serves further connections
+ * TC_HOLD        the trigger function holds the trigger when it returns 0,
+ *                and the case goes on (inv-other: until the next command;
+ *                abort-*: until its ABORT TASK)
+ * TC_DISCONNECT  the tool disconnects once the trigger is served
+ * TC_RSVD        reserved bits set in the CM REP and in the iSER headers
+ * TC_NO_SIE      the CM REP declines Send with Invalidate even if offered
+ * TC_ZBVA        the CM REP accepts ZBVA when offered (the 12-byte iSER
+ *                header); the summary line says zbva=, pre= and landed=
+ * TC_STORM       the ABORT TASK of the held trigger gets the storm of
+ *                RDMA Writes behind its TMF Response (write_storm()),
+ *                and the send queue is deep enough for it
+ */
+#define TC_GOOD		0x01
+#define TC_HOLD		0x02
+#define TC_DISCONNECT	0x04
+#define TC_RSVD		0x08
+#define TC_NO_SIE	0x10
+#define TC_ZBVA		0x20
+#define TC_STORM	0x40
+
+/**
+ * struct tgt_case - one case of -c: a row of main.c's case table
+ * @name: its name in -c, in the summary line and in the kernel log mark
+ * @flags: TC_* above
+ * @login: a login case: the answer to the first Login Request @req (its
+ *	BHS); 1 when the case was done (the initiator must close)
+ * @hello: a hello case: what the initiator's Hello gets instead of a
+ *	proper HelloReply, @ord the iSER-ORD a proper one would give; 1, or
+ *	2 when the tool closed the connection
+ * @trigger: a full-feature case: what the trigger @c gets instead of its
+ *	proper answer; 0 when it went out (or, with TC_HOLD, the trigger is
+ *	held), -1 when a Send failed or the trigger does not fit the case
+ *
+ * A case has one of @login, @hello and @trigger, or none (good).
+ */
+struct tgt_case {
+	const char *name;
+	unsigned int flags;
+	int (*login)(const unsigned char *req);
+	int (*hello)(uint16_t ord);
+	int (*trigger)(const struct cmd *c);
+};
 
 /* a received SCSI Command */
 struct cmd {
@@ -93,7 +138,8 @@ extern int rmode, rverbose;
 extern uint64_t trigger_lba;
 
 /* this connection (serve.c) */
-extern enum tcase tcase;
+/* the case of this connection */
+extern const struct tgt_case *tcase;
 extern int send_inv, rsvd_bits, logged_in, sent, fired;
 extern uint32_t stat_sn, exp_cmd_sn;
 /* the initiator's receive size: MaxRecvDataSegmentLength, at most ours */
@@ -171,14 +217,44 @@ void lun_pattern(void);
 /* case_stag.c */
 int late_write(const struct cmd *c);
 int write_storm(const struct cmd *c, uint32_t rsp_len);
+int fire_late_write(const struct cmd *c);
+int fire_abort_late(const struct cmd *c);
+int fire_abort_zbva(const struct cmd *c);
 
 /* case_hello.c */
-int hello_reply(unsigned char flags, unsigned char ver, uint16_t ord,
-		uint32_t len);
+int hello_rej(uint16_t ord);
+int hello_ver(uint16_t ord);
+int hello_len(uint16_t ord);
+int hello_none(uint16_t ord);
+int hello_pdu(uint16_t ord);
+int hello_drop(uint16_t ord);
 int hello_step(const unsigned char *msg, int len);
+int fire_hello_unasked(const struct cmd *c);
 
-/* cases.c */
-int offend(const struct cmd *c);
+/* cases.c: the trigger functions of the full-feature cases */
+int fire_reserved(const struct cmd *c);
+int fire_dlen(const struct cmd *c);
+int fire_dlen_big(const struct cmd *c);
+int fire_pad(const struct cmd *c);
+int fire_short(const struct cmd *c);
+int fire_ahs(const struct cmd *c);
+int fire_itt(const struct cmd *c);
+int fire_itt_bogus(const struct cmd *c);
+int fire_inv_rkey(const struct cmd *c);
+int fire_inv_other(const struct cmd *c);
+int fire_inv_nop(const struct cmd *c);
+int fire_inv_unneg(const struct cmd *c);
+int fire_op_login(const struct cmd *c);
+int fire_op_r2t(const struct cmd *c);
+int fire_op_datain(const struct cmd *c);
+int fire_op_unknown(const struct cmd *c);
+int fire_iser_op(const struct cmd *c);
+int fire_bigsend(const struct cmd *c);
+int fire_kind_tmf(const struct cmd *c);
+int fire_kind_text(const struct cmd *c);
+int fire_kind_logout(const struct cmd *c);
+int fire_kind_nop(const struct cmd *c);
+int fire_kind_reject(const struct cmd *c);
 
 /* random_pdu.c */
 int live_find(uint32_t itt);
@@ -191,10 +267,13 @@ int answer_live(int all);
 int rnd_cmd(const unsigned char *msg);
 
 /* login.c */
+int login_dlen(const unsigned char *req);
+int login_op(const unsigned char *req);
 int login_step(const unsigned char *msg, int len);
 
 /* serve.c */
 struct rdma_cm_event *next_request(double secs);
-void serve(struct rdma_cm_event *ev, enum tcase c, double deadline);
+void serve(struct rdma_cm_event *ev, const struct tgt_case *c,
+	   double deadline);
 
 #endif /* TGT_H */
