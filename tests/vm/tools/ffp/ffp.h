@@ -72,6 +72,7 @@ static inline int recv_msg(unsigned char **msg)
 
 int connect_target(const char *addr, const char *port);
 size_t add_key(char *buf, size_t len, const char *key, const char *val);
+size_t add_iser_keys(char *buf, size_t len);
 int login(void);
 int ping(uint32_t itt);
 unsigned char *answer(void);

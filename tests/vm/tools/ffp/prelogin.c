@@ -91,6 +91,25 @@ static const char *login_stages(const unsigned char *msg, int len)
 }
 
 /*
+ * A Login Request of these modes' session (ISID qualifier 0x2c, ITT
+ * 0x1000) with stage bits @flags, the text @keys (@dlen bytes) and
+ * ExpStatSN @exp_stat; 0 once sent
+ */
+static int send_login_req(unsigned char flags, const char *keys,
+			  uint32_t dlen, uint32_t exp_stat)
+{
+	unsigned char *bhs;
+
+	bhs = pdu_start(ISDM_OP_LOGIN_REQ | ISDM_BHS_IMMEDIATE, flags, dlen);
+	bhs[8] = 0x80;
+	bhs[13] = 0x2c;
+	itool_put_be32(bhs + 16, 0x1000);
+	itool_put_be32(bhs + 28, exp_stat);
+	memcpy(bhs + ISDM_BHS_LEN, keys, dlen);
+	return send_buf(HDR + ((dlen + 3) & ~3u));
+}
+
+/*
  * The first Login Request of a connection, for the security stage
  * (AuthMethod=None, T to the operational stage): of a normal session with
  * @target, or of a discovery session when @target is NULL. 0 once sent.
@@ -98,7 +117,6 @@ static const char *login_stages(const unsigned char *msg, int len)
 static int send_security_login(const char *target)
 {
 	static char keys[512];
-	unsigned char *bhs;
 	uint32_t dlen = 0;
 
 	dlen = add_key(keys, dlen, "InitiatorName", initiator_name);
@@ -110,12 +128,7 @@ static int send_security_login(const char *target)
 	}
 	dlen = add_key(keys, dlen, "AuthMethod", "None");
 	/* Transit, CSG security (0), NSG operational (1) */
-	bhs = pdu_start(ISDM_OP_LOGIN_REQ | ISDM_BHS_IMMEDIATE, 0x81, dlen);
-	bhs[8] = 0x80;
-	bhs[13] = 0x2c;
-	itool_put_be32(bhs + 16, 0x1000);
-	memcpy(bhs + ISDM_BHS_LEN, keys, dlen);
-	return send_buf(HDR + ((dlen + 3) & ~3u));
+	return send_login_req(0x81, keys, dlen, 0);
 }
 
 /*
@@ -129,8 +142,8 @@ void login_race(const char *addr, const char *port)
 {
 	static char keys[512];
 	const char *first = "none", *second = "none";
-	unsigned char *bhs, *msg = NULL;
-	uint32_t dlen = 0;
+	unsigned char *msg = NULL;
+	uint32_t dlen;
 	int i, len;
 
 	memset(&conn, 0, sizeof(conn));
@@ -143,20 +156,9 @@ void login_race(const char *addr, const char *port)
 		goto out;
 	/* the target answers it: that Send waits for a receive buffer */
 	sleep(1);
-	dlen = add_key(keys, dlen, "HeaderDigest", "None");
-	dlen = add_key(keys, dlen, "DataDigest", "None");
-	dlen = add_key(keys, dlen, "RDMAExtensions", "Yes");
-	dlen = add_key(keys, dlen, "InitiatorRecvDataSegmentLength", "8192");
-	dlen = add_key(keys, dlen, "TargetRecvDataSegmentLength", "8192");
-	dlen = add_key(keys, dlen, "MaxOutstandingUnexpectedPDUs", "0");
+	dlen = add_iser_keys(keys, 0);
 	/* Transit, CSG operational (1), NSG full feature (3) */
-	bhs = pdu_start(ISDM_OP_LOGIN_REQ | ISDM_BHS_IMMEDIATE, 0x87, dlen);
-	bhs[8] = 0x80;
-	bhs[13] = 0x2c;
-	itool_put_be32(bhs + 16, 0x1000);
-	itool_put_be32(bhs + 28, 1);		/* ExpStatSN */
-	memcpy(bhs + ISDM_BHS_LEN, keys, dlen);
-	if (send_buf(HDR + ((dlen + 3) & ~3u)))
+	if (send_login_req(0x87, keys, dlen, 1))
 		goto out;
 	sleep(1);
 	for (i = 0; i < conn.nr_rx; i++)

@@ -57,6 +57,21 @@ size_t add_key(char *buf, size_t len, const char *key, const char *val)
 	return len + sprintf(buf + len, "%s=%s", key, val) + 1;
 }
 
+/*
+ * The operational keys every login of the tool offers for iSER (no
+ * digests, RDMAExtensions, 8 KiB data segments, no unexpected PDUs)
+ * into @buf at @len; the new length
+ */
+size_t add_iser_keys(char *buf, size_t len)
+{
+	len = add_key(buf, len, "HeaderDigest", "None");
+	len = add_key(buf, len, "DataDigest", "None");
+	len = add_key(buf, len, "RDMAExtensions", "Yes");
+	len = add_key(buf, len, "InitiatorRecvDataSegmentLength", "8192");
+	len = add_key(buf, len, "TargetRecvDataSegmentLength", "8192");
+	return add_key(buf, len, "MaxOutstandingUnexpectedPDUs", "0");
+}
+
 /* does the text data @d (@dlen bytes) hold the pair @kv? */
 static int has_pair(const unsigned char *d, uint32_t dlen, const char *kv)
 {
@@ -143,12 +158,7 @@ int login(void)
 	} else {
 		dlen = add_key(keys, dlen, "SessionType", "Discovery");
 	}
-	dlen = add_key(keys, dlen, "HeaderDigest", "None");
-	dlen = add_key(keys, dlen, "DataDigest", "None");
-	dlen = add_key(keys, dlen, "RDMAExtensions", "Yes");
-	dlen = add_key(keys, dlen, "InitiatorRecvDataSegmentLength", "8192");
-	dlen = add_key(keys, dlen, "TargetRecvDataSegmentLength", "8192");
-	dlen = add_key(keys, dlen, "MaxOutstandingUnexpectedPDUs", "0");
+	dlen = add_iser_keys(keys, dlen);
 
 	for (round = 0; round < 4; round++) {
 		/* Transit, CSG operational (1), NSG full feature (3) */
