@@ -125,27 +125,41 @@ vm_disk_of() {
 	done
 	return 1
 }
-# vm_sessions_of_port PORT: the sysfs directories of the iSCSI sessions
-# whose portal has port PORT (several iser_tgt instances, one per port;
-# during a new login the old session may still be there), one per line
-vm_sessions_of_port() {
+# vm_sessions_of_conn ATTR VALUE: the sysfs directories of the iSCSI
+# sessions whose connection's ATTR (persistent_port, persistent_address)
+# is VALUE, one per line
+vm_sessions_of_conn() {
 	local sd c
 	for sd in /sys/class/iscsi_session/session*; do
-		for c in "$sd"/device/connection*/iscsi_connection/connection*/persistent_port; do
-			[ "$(cat "$c" 2>/dev/null)" = "$1" ] && echo "$sd"
+		for c in "$sd"/device/connection*/iscsi_connection/connection*/"$1"; do
+			[ "$(cat "$c" 2>/dev/null)" = "$2" ] && echo "$sd"
 		done
 	done
 }
 
-# vm_disk_of_port PORT: the block device name (sdX) of such a session
-vm_disk_of_port() {
+# vm_sessions_of_port PORT: those whose portal has port PORT (several
+# iser_tgt instances, one per port; during a new login the old session may
+# still be there)
+vm_sessions_of_port() {
+	vm_sessions_of_conn persistent_port "$1"
+}
+
+# vm_disk_of_sessions SESSION...: the block device name (sdX) of the first
+# of these sessions (sysfs directories) that has one
+vm_disk_of_sessions() {
 	local sd b
-	for sd in $(vm_sessions_of_port "$1"); do
+	for sd in "$@"; do
 		for b in "$sd"/device/target*/*/block/*; do
 			[ -e "$b" ] && basename "$b" && return 0
 		done
 	done
 	return 1
+}
+
+# vm_disk_of_port PORT: the block device name (sdX) of such a session
+vm_disk_of_port() {
+	# shellcheck disable=SC2046 # one session directory per word
+	vm_disk_of_sessions $(vm_sessions_of_port "$1")
 }
 vm_disk_sysfs() {
 	local b

@@ -82,29 +82,16 @@ vm_mpath_nodes() {
 
 # vm_disk_of_addr IP: sdX of the session whose portal address is IP
 vm_disk_of_addr() {
-	local sd c b
-	for sd in /sys/class/iscsi_session/session*; do
-		for c in "$sd"/device/connection*/iscsi_connection/connection*/persistent_address; do
-			[ "$(cat "$c" 2>/dev/null)" = "$1" ] || continue
-			for b in "$sd"/device/target*/*/block/*; do
-				[ -e "$b" ] && basename "$b" && return 0
-			done
-		done
-	done
-	return 1
+	# shellcheck disable=SC2046 # one session directory per word
+	vm_disk_of_sessions $(vm_sessions_of_conn persistent_address "$1")
 }
 
 # vm_session_state_of_addr IP: open-iscsi's state of that session
 # (LOGGED_IN, FAILED, FREE), or nothing
 vm_session_state_of_addr() {
-	local sd c
-	for sd in /sys/class/iscsi_session/session*; do
-		for c in "$sd"/device/connection*/iscsi_connection/connection*/persistent_address; do
-			[ "$(cat "$c" 2>/dev/null)" = "$1" ] || continue
-			cat "$sd/state" 2>/dev/null
-			return 0
-		done
-	done
+	local sd
+	sd=$(vm_sessions_of_conn persistent_address "$1" | head -n 1)
+	[ -n "$sd" ] && cat "$sd/state" 2>/dev/null
 }
 
 # vm_mpath_start: udev (the block devices only), then multipathd with the
