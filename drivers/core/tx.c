@@ -122,9 +122,12 @@ int isdm_tx_build(struct isdm_conn *c, struct isdm_tx *tx,
 	ret = isdm_send_op(isdm_tx_bhs(tx), adv, mode, &op);
 	if (ret)
 		return ret;
-	ret = isdm_hdr_build(tx->hdr + off, mode->hdr_len, mode, st);
-	if (ret < 0)
-		return ret;
+	/* a ring slot written once for the connection (isdm_tx_ring_alloc()) */
+	if (st || !tx->hdr_ready) {
+		ret = isdm_hdr_build(tx->hdr + off, mode->hdr_len, mode, st);
+		if (ret < 0)
+			return ret;
+	}
 	return isdm_tx_map(c->dev, tx, off,
 			   mode->hdr_len + ISDM_BHS_LEN + inline_len, &op, done);
 }
@@ -267,23 +270,30 @@ EXPORT_SYMBOL_GPL(isdm_tx_ring_free);
  * @nr: slots (for example one per command tag, so that a tag is its slot)
  * @slot_size: bytes of each slot: the headers (%ISDM_TX_HDR_MAX) and any
  *	data sent inline with them; at most a page
+ * @mode: the connection's mode, or NULL
  *
  * Page by page, each page zeroed and mapped once for the life of the
  * ring, so that no allocation is larger than a page however many slots
  * there are; a slot never spans two pages. A Send from a slot is only
  * synced for the device (isdm_tx_map()), never mapped.
  *
+ * With @mode, each slot gets the iSER header of a Send that advertises
+ * no STag (a target's every Send: RFC 5046 7.3), in @mode's form, here
+ * once: isdm_tx_build() writes it only for a Send that advertises STags.
+ * The caller never writes ahead of the BHS (isdm_tx_bhs()) in a slot.
+ *
  * Context: process context, may sleep.
  * Return: 0 (with no slot when @nr is 0), -EINVAL for a slot smaller
- * than the headers or larger than a page, or -ENOMEM; on error nothing
- * stays allocated.
+ * than the headers or larger than a page or a @mode without a header
+ * form, or -ENOMEM; on error nothing stays allocated.
  */
 int isdm_tx_ring_alloc(struct isdm_device *dev, struct isdm_tx_ring *r,
-		       u32 nr, u32 slot_size)
+		       u32 nr, u32 slot_size, const struct isdm_mode *mode)
 {
 	struct ib_device *ib_dev = dev->ib_dev;
 	u32 stride = ALIGN(slot_size, dma_get_cache_alignment());
-	u32 i, nr_pages;
+	u32 i, nr_pages, off;
+	int ret;
 
 	if (slot_size < ISDM_TX_HDR_MAX || stride > PAGE_SIZE)
 		return -EINVAL;
@@ -308,6 +318,19 @@ int isdm_tx_ring_alloc(struct isdm_device *dev, struct isdm_tx_ring *r,
 			goto fail;
 		}
 	}
+	if (!mode)
+		return 0;
+	off = ISDM_HDR_LEN_EXT - mode->hdr_len;
+	for (i = 0; i < nr; i++) {
+		ret = isdm_hdr_build((u8 *)r->pages[i / r->per_page] +
+				     (i % r->per_page) * stride + off,
+				     mode->hdr_len, mode, NULL);
+		if (ret < 0) {
+			isdm_tx_ring_free(dev, r);
+			return ret;
+		}
+	}
+	r->hdr_ready = true;
 	return 0;
 fail:
 	isdm_tx_ring_free(dev, r);
@@ -318,7 +341,7 @@ EXPORT_SYMBOL_GPL(isdm_tx_ring_alloc);
 /**
  * isdm_tx_ring_slot() - point a Send descriptor at a ring slot
  * @r: the ring
- * @tx: the descriptor; its @hdr, @dma and @premapped are set
+ * @tx: the descriptor; its @hdr, @dma, @premapped and @hdr_ready are set
  * @idx: the slot
  *
  * Context: any; does not sleep.
@@ -337,6 +360,7 @@ bool isdm_tx_ring_slot(const struct isdm_tx_ring *r, struct isdm_tx *tx,
 	tx->hdr = (u8 *)r->pages[page] + off;
 	tx->dma = r->dma[page] + off;
 	tx->premapped = true;
+	tx->hdr_ready = r->hdr_ready;
 	return true;
 }
 EXPORT_SYMBOL_GPL(isdm_tx_ring_slot);

@@ -467,6 +467,7 @@ void ist_recv_done(struct ib_cq *cq, struct ib_wc *wc);
 void ist_rx_process(struct ist_conn *ic, struct isdm_rx_desc *rx, u32 len);
 
 /* tx.c */
+void *ist_send_bhs(struct ist_cmd *icmd);
 int ist_build_send(struct ist_cmd *icmd, const void *bhs,
 		   const struct isdm_stags *adv, void *data, u32 len);
 int ist_post_send(struct ist_cmd *icmd, bool data_in);

@@ -19,17 +19,19 @@ int ist_queue_status(struct iscsit_conn *conn, struct iscsit_cmd *cmd)
 {
 	struct ist_cmd *icmd = iscsit_priv_cmd(cmd);
 	struct se_cmd *se_cmd = &cmd->se_cmd;
-	u8 bhs[ISCSI_HDR_LEN] = {};
-	struct iscsi_scsi_rsp *hdr = (struct iscsi_scsi_rsp *)bhs;
+	struct iscsi_scsi_rsp *hdr = ist_send_bhs(icmd);
 	void *data = NULL;
 	u32 len = 0;
 
+	if (!hdr)
+		return -EIO;
 	/* TASK ABORTED for an abort from another I_T nexus (TAS) */
 	ist_abort_task_attr(se_cmd);
 	/* the data is no longer read: the buffer is back before the status */
 	ist_rx_give_back(icmd);
+	/* in the ring slot, where the Send reads it */
 	iscsit_build_rsp_pdu(cmd, conn, true, hdr);
-	if (se_cmd->sense_buffer && icmd->tx.premapped &&
+	if (se_cmd->sense_buffer &&
 	    (se_cmd->se_cmd_flags &
 	     (SCF_TRANSPORT_TASK_SENSE | SCF_EMULATED_TASK_SENSE))) {
 		/* RFC 3720 10.4.7: SenseLength, then the sense data */
@@ -45,7 +47,7 @@ int ist_queue_status(struct iscsit_conn *conn, struct iscsit_cmd *cmd)
 		memset(data + len, 0, ALIGN(len, 4) - len);
 		len = ALIGN(len, 4);
 	}
-	return ist_send(icmd, bhs, &icmd->stags, data, len);
+	return ist_send(icmd, hdr, &icmd->stags, data, len);
 }
 
 static int ist_put_nopin(struct iscsit_cmd *cmd, struct iscsit_conn *conn,

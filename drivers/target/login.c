@@ -314,7 +314,7 @@ void ist_get_rx_pdu(struct iscsit_conn *conn)
 	/* one Send slot per LIO command tag: a tag is a slot */
 	ret = isdm_tx_ring_alloc(ic->base.dev, &ic->tx_ring,
 				 conn->sess->se_sess->sess_tag_pool.sb.depth,
-				 IST_TX_SLOT);
+				 IST_TX_SLOT, &ic->base.mode);
 	if (ret) {
 		pr_err("connection from %pISpc: cannot allocate its Send buffers (%d)\n",
 		       &ic->src, ret);

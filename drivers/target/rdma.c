@@ -192,15 +192,18 @@ int ist_queue_data_in(struct iscsit_conn *conn, struct iscsit_cmd *cmd)
 {
 	struct ist_cmd *icmd = iscsit_priv_cmd(cmd);
 	struct ist_conn *ic = conn->context;
-	u8 bhs[ISCSI_HDR_LEN] = {};
+	struct iscsi_scsi_rsp *hdr = ist_send_bhs(icmd);
 	u64 remote;
 	int ret;
 
 	if (!icmd->stags.rsv)
 		return -EINVAL;	/* isdm_check_cmd_stags() prevents this */
+	if (!hdr)
+		return -EIO;
 
-	iscsit_build_rsp_pdu(cmd, conn, true, (struct iscsi_scsi_rsp *)bhs);
-	ret = ist_build_send(icmd, bhs, &icmd->stags, NULL, 0);
+	/* in the ring slot, where the Send reads it */
+	iscsit_build_rsp_pdu(cmd, conn, true, hdr);
+	ret = ist_build_send(icmd, hdr, &icmd->stags, NULL, 0);
 	if (ret)
 		return ret;
 

@@ -136,11 +136,14 @@ static int ist_handle_scsi_cmd(struct ist_conn *ic, struct isdm_rx_desc *rx,
 	/*
 	 * From here a WRITE in place may complete, and its buffer be
 	 * reposted and refilled, before LIO is done with the header (a
-	 * Reject copies it): LIO gets a copy.
+	 * Reject copies it): LIO gets a copy. Any other buffer is reposted
+	 * by the caller, after this.
 	 */
-	memcpy(bhs_copy, bhs, ISCSI_HDR_LEN);
-	rc = iscsit_sequence_cmd(conn, cmd, bhs_copy,
-				 ((struct iscsi_scsi_req *)bhs_copy)->cmdsn);
+	if (*kept) {
+		memcpy(bhs_copy, bhs, ISCSI_HDR_LEN);
+		hdr = (struct iscsi_scsi_req *)bhs_copy;
+	}
+	rc = iscsit_sequence_cmd(conn, cmd, (unsigned char *)hdr, hdr->cmdsn);
 	if (!rc && !dump_payload && cmd->unsolicited_data)
 		iscsit_set_unsolicited_dataout(cmd);
 	else if (dump_payload && cmd->immediate_data)

@@ -38,15 +38,36 @@ void ist_unmap_pdu(struct ist_cmd *icmd)
 }
 
 /**
+ * ist_send_bhs() - where the BHS of a command's response goes
+ * @icmd: the command
+ *
+ * A response built here, in the command's ring slot, is not copied again
+ * by ist_build_send(). LIO's builders of a SCSI Response zero the BHS
+ * first (iscsit_build_rsp_pdu()).
+ *
+ * Return: the BHS in @icmd's ring slot, or NULL when it has none.
+ */
+void *ist_send_bhs(struct ist_cmd *icmd)
+{
+	if (!icmd->tx.premapped) {
+		pr_err_ratelimited("connection from %pISpc: no Send buffer for command tag %u\n",
+				   &icmd->conn->src,
+				   icmd->cmd->se_cmd.map_tag);
+		return NULL;
+	}
+	return isdm_tx_bhs(&icmd->tx);
+}
+
+/**
  * ist_build_send() - build the Send of a response in the command's ring slot
  * @icmd: the command
- * @bhs: the response's BHS (48 bytes, built by LIO)
+ * @bhs: the response's BHS (48 bytes, built by LIO), or ist_send_bhs()
  * @adv: the command's STags, or NULL
  * @data: an optional data segment, or NULL
  * @len: its length
  *
  * Build the Send of a response in the command's ring slot: @bhs (48
- * bytes, built by LIO) plus an optional data segment at @data, copied
+ * bytes, built by LIO, copied unless built in place) plus an optional data segment at @data, copied
  * into the slot when it fits (sense data, always: it lives in LIO's
  * per-command area, which must not be DMA-mapped), else mapped where it
  * is (a kmalloc'ed ping or Text payload). @adv is the command's STags for
@@ -70,7 +91,8 @@ int ist_build_send(struct ist_cmd *icmd, const void *bhs,
 	/* ist_queue_status() put the sense data in place already */
 	if (inline_len && data != icmd->tx.hdr + ISDM_TX_HDR_MAX)
 		memcpy(icmd->tx.hdr + ISDM_TX_HDR_MAX, data, inline_len);
-	memcpy(isdm_tx_bhs(&icmd->tx), bhs, ISDM_BHS_LEN);
+	if (bhs != isdm_tx_bhs(&icmd->tx))
+		memcpy(isdm_tx_bhs(&icmd->tx), bhs, ISDM_BHS_LEN);
 	icmd->tx.num_sge = 1;
 	ret = isdm_tx_build(&ic->base, &icmd->tx, adv, NULL, inline_len,
 			    ist_send_done);

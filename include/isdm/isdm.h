@@ -248,6 +248,9 @@ struct isdm_login_buf {
  * @dma: DMA address of @hdr; 0 when not mapped
  * @map_len: bytes of @hdr mapped (when not @premapped)
  * @premapped: @hdr is a ring slot, mapped for the life of the ring
+ * @hdr_ready: @hdr already holds the iSER header of a Send that advertises
+ *	no STag, in the connection's form (a ring filled by
+ *	isdm_tx_ring_alloc() with a mode)
  * @num_sge: entries of @sge in use, set by the caller: 1 for the headers
  *	alone
  * @sge: the headers (filled by isdm_tx_build()), then data segment pieces
@@ -263,6 +266,7 @@ struct isdm_tx {
 	u64			dma;
 	u32			map_len;
 	bool			premapped;
+	bool			hdr_ready;
 	u32			num_sge;
 	struct ib_sge		sge[ISDM_TX_SGE];
 	struct ib_cqe		cqe;
@@ -281,6 +285,7 @@ static inline void *isdm_tx_bhs(const struct isdm_tx *tx)
  * @nr: slots
  * @stride: bytes from one slot to the next (the slot size, DMA-aligned)
  * @per_page: slots in one page
+ * @hdr_ready: each slot holds the iSER header of a Send without STags
  * @pages: the pages, each mapped once for DMA to the device
  * @dma: their DMA addresses
  */
@@ -288,6 +293,7 @@ struct isdm_tx_ring {
 	u32			nr;
 	u32			stride;
 	u32			per_page;
+	bool			hdr_ready;
 	void			**pages;
 	u64			*dma;
 };
@@ -384,7 +390,7 @@ bool isdm_wc_log(const struct ib_wc *wc, const char *what,
 void isdm_rx_log_bad(const struct sockaddr_storage *peer, const void *buf,
 		     u32 len, const struct isdm_mode *mode, int err);
 int isdm_tx_ring_alloc(struct isdm_device *dev, struct isdm_tx_ring *r,
-		       u32 nr, u32 slot_size);
+		       u32 nr, u32 slot_size, const struct isdm_mode *mode);
 void isdm_tx_ring_free(struct isdm_device *dev, struct isdm_tx_ring *r);
 bool isdm_tx_ring_slot(const struct isdm_tx_ring *r, struct isdm_tx *tx,
 		       u32 idx);
