@@ -98,23 +98,23 @@ static struct hlist_head *ist_itt_bucket(struct ist_conn *ic, itt_t itt)
  * whose response is posted no longer counts: the initiator may have it
  * already and use its tag again.
  *
- * Context: any but hard interrupt (takes @ic->itt_lock with bottom halves
- * off).
+ * Context: any (takes @ic->itt_lock with interrupts off).
  * Return: true when such a command is in @ic's @itt_hash.
  */
 bool ist_itt_waiting(struct ist_conn *ic, itt_t itt)
 {
 	struct ist_cmd *icmd;
+	unsigned long flags;
 	bool found = false;
 
-	spin_lock_bh(&ic->itt_lock);
+	spin_lock_irqsave(&ic->itt_lock, flags);
 	hlist_for_each_entry(icmd, ist_itt_bucket(ic, itt), itt_node) {
 		if (icmd->cmd->init_task_tag == itt) {
 			found = true;
 			break;
 		}
 	}
-	spin_unlock_bh(&ic->itt_lock);
+	spin_unlock_irqrestore(&ic->itt_lock, flags);
 	return found;
 }
 
@@ -122,20 +122,21 @@ bool ist_itt_waiting(struct ist_conn *ic, itt_t itt)
  * ist_scsi_wait() - count a SCSI command as waiting for its response
  * @icmd: the command, LIO's setup done (its ITT is set)
  *
- * Context: any but hard interrupt.
+ * Context: any.
  */
 void ist_scsi_wait(struct ist_cmd *icmd)
 {
 	struct ist_conn *ic = icmd->conn;
+	unsigned long flags;
 
-	spin_lock_bh(&ic->itt_lock);
+	spin_lock_irqsave(&ic->itt_lock, flags);
 	if (!icmd->scsi_waiting) {
 		icmd->scsi_waiting = true;
 		atomic_inc(&ic->scsi_waiting);
 		hlist_add_head(&icmd->itt_node,
 			       ist_itt_bucket(ic, icmd->cmd->init_task_tag));
 	}
-	spin_unlock_bh(&ic->itt_lock);
+	spin_unlock_irqrestore(&ic->itt_lock, flags);
 }
 
 /**
@@ -174,25 +175,26 @@ void ist_rx_give_back(struct ist_cmd *icmd)
  * A SCSI command the connection received no longer waits for its
  * response: it is being sent, or the command ended without one.
  *
- * Context: any but hard interrupt.
+ * Context: any.
  * Return: true when this call took it off the count (once per command).
  */
 bool ist_scsi_answered(struct ist_cmd *icmd)
 {
 	struct ist_conn *ic = icmd->conn;
+	unsigned long flags;
 	bool was;
 
 	/* a command LIO allocated itself has no connection and never waits */
 	if (!READ_ONCE(icmd->scsi_waiting))
 		return false;
-	spin_lock_bh(&ic->itt_lock);
+	spin_lock_irqsave(&ic->itt_lock, flags);
 	was = icmd->scsi_waiting;
 	if (was) {
 		icmd->scsi_waiting = false;
 		atomic_dec(&ic->scsi_waiting);
 		hlist_del_init(&icmd->itt_node);
 	}
-	spin_unlock_bh(&ic->itt_lock);
+	spin_unlock_irqrestore(&ic->itt_lock, flags);
 	return was;
 }
 

@@ -265,7 +265,10 @@ struct ist_conn_view {
  * @scsi_waiting: SCSI commands LIO accepted whose response is not posted
  *	yet (&struct ist_cmd @scsi_waiting; see ist_post_send())
  * @itt_lock: protects @itt_hash and the commands' @scsi_waiting; taken
- *	with bottom halves off
+ *	with interrupts off, not with bottom halves off: enabling them again
+ *	runs the softirqs pending, and a software device's (soft-RoCE on
+ *	6.1) would then run in the middle of the receive and post paths
+ *	instead of gathered in ksoftirqd (ist_post_send())
  * @itt_hash: the same commands by ITT (ist_itt_waiting())
  * @data_in_listed: Data-In Sends on @send_list (under @send_lock)
  * @unsignaled_run: unsignaled Sends posted since the last signaled one
