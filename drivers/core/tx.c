@@ -262,6 +262,13 @@ void isdm_tx_ring_free(struct isdm_device *dev, struct isdm_tx_ring *r)
 }
 EXPORT_SYMBOL_GPL(isdm_tx_ring_free);
 
+/* slot @idx of @r: its page in *@page; returns its offset in that page */
+static u32 isdm_tx_ring_pos(const struct isdm_tx_ring *r, u32 idx, u32 *page)
+{
+	*page = idx / r->per_page;
+	return (idx % r->per_page) * r->stride;
+}
+
 /**
  * isdm_tx_ring_alloc() - allocate and map a connection's premapped Send
  *	header buffers
@@ -292,11 +299,18 @@ int isdm_tx_ring_alloc(struct isdm_device *dev, struct isdm_tx_ring *r,
 {
 	struct ib_device *ib_dev = dev->ib_dev;
 	u32 stride = ALIGN(slot_size, dma_get_cache_alignment());
-	u32 i, nr_pages, off;
-	int ret;
+	u8 hdr[ISDM_HDR_LEN_EXT];
+	u32 i, nr_pages, page, off;
+	int hdr_len = 0;
 
 	if (slot_size < ISDM_TX_HDR_MAX || stride > PAGE_SIZE)
 		return -EINVAL;
+	/* the header every slot gets, built and checked once */
+	if (mode) {
+		hdr_len = isdm_hdr_build(hdr, sizeof(hdr), mode, NULL);
+		if (hdr_len < 0)
+			return hdr_len;
+	}
 	if (!nr)
 		return 0;
 	r->stride = stride;
@@ -318,19 +332,13 @@ int isdm_tx_ring_alloc(struct isdm_device *dev, struct isdm_tx_ring *r,
 			goto fail;
 		}
 	}
-	if (!mode)
-		return 0;
-	off = ISDM_HDR_LEN_EXT - mode->hdr_len;
-	for (i = 0; i < nr; i++) {
-		ret = isdm_hdr_build((u8 *)r->pages[i / r->per_page] +
-				     (i % r->per_page) * stride + off,
-				     mode->hdr_len, mode, NULL);
-		if (ret < 0) {
-			isdm_tx_ring_free(dev, r);
-			return ret;
-		}
+	/* it ends where the BHS starts (isdm_tx_build()) */
+	for (i = 0; hdr_len && i < nr; i++) {
+		off = isdm_tx_ring_pos(r, i, &page);
+		memcpy((u8 *)r->pages[page] + off + ISDM_HDR_LEN_EXT - hdr_len,
+		       hdr, hdr_len);
 	}
-	r->hdr_ready = true;
+	r->hdr_ready = hdr_len > 0;
 	return 0;
 fail:
 	isdm_tx_ring_free(dev, r);
@@ -355,8 +363,7 @@ bool isdm_tx_ring_slot(const struct isdm_tx_ring *r, struct isdm_tx *tx,
 
 	if (idx >= r->nr)
 		return false;
-	page = idx / r->per_page;
-	off = (idx % r->per_page) * r->stride;
+	off = isdm_tx_ring_pos(r, idx, &page);
 	tx->hdr = (u8 *)r->pages[page] + off;
 	tx->dma = r->dma[page] + off;
 	tx->premapped = true;

@@ -67,10 +67,11 @@ void *ist_send_bhs(struct ist_cmd *icmd)
  * @len: its length
  *
  * Build the Send of a response in the command's ring slot: @bhs (48
- * bytes, built by LIO, copied unless built in place) plus an optional data segment at @data, copied
- * into the slot when it fits (sense data, always: it lives in LIO's
- * per-command area, which must not be DMA-mapped), else mapped where it
- * is (a kmalloc'ed ping or Text payload). @adv is the command's STags for
+ * bytes, built by LIO, copied unless built in place) plus an optional
+ * data segment at @data, copied into the slot when it fits (sense data,
+ * always: it lives in LIO's per-command area, which must not be
+ * DMA-mapped), else mapped where it is (a kmalloc'ed ping or Text
+ * payload). @adv is the command's STags for
  * the Send-with-Invalidate rule (SCSI Response only).
  *
  * Return: 0 or an error.
@@ -81,18 +82,16 @@ int ist_build_send(struct ist_cmd *icmd, const void *bhs,
 	struct ist_conn *ic = icmd->conn;
 	struct ib_device *ib_dev = ic->base.dev->ib_dev;
 	u32 inline_len = len <= IST_TX_INLINE ? len : 0;
+	void *slot_bhs = ist_send_bhs(icmd);
 	int ret;
 
-	if (!icmd->tx.premapped) {
-		pr_err_ratelimited("connection from %pISpc: no Send buffer for command tag %u\n",
-				   &ic->src, icmd->cmd->se_cmd.map_tag);
+	if (!slot_bhs)
 		return -EIO;
-	}
 	/* ist_queue_status() put the sense data in place already */
 	if (inline_len && data != icmd->tx.hdr + ISDM_TX_HDR_MAX)
 		memcpy(icmd->tx.hdr + ISDM_TX_HDR_MAX, data, inline_len);
-	if (bhs != isdm_tx_bhs(&icmd->tx))
-		memcpy(isdm_tx_bhs(&icmd->tx), bhs, ISDM_BHS_LEN);
+	if (bhs != slot_bhs)
+		memcpy(slot_bhs, bhs, ISDM_BHS_LEN);
 	icmd->tx.num_sge = 1;
 	ret = isdm_tx_build(&ic->base, &icmd->tx, adv, NULL, inline_len,
 			    ist_send_done);
