@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# make check: install what is missing, then build for both kernels (W=1),
-# run sparse and checkpatch, the package and initramfs checks, the unit tests, the
+# make check: install what is missing, then build for both kernels (W=1
+# and sparse in one build), run checkpatch, the package and initramfs checks, the unit tests, the
 # fuzzers and the guest scenarios. Every stage counts as tests; the last
 # line is the total, "N passed, N failed". Logs: build/logs/.
 
@@ -32,16 +32,11 @@ one() {
 	fi
 }
 
-# A stage that runs many tests and ends with "N passed, N failed".
-many() {
-	local name=$1
-	shift
-	local log=$logs/$name.log
-	local t0=$SECONDS rc line p f
+# tally NAME LOG RC SECONDS: count a stage that ran many tests, from its
+# log's last "N passed, N failed" line and its exit status RC.
+tally() {
+	local name=$1 log=$2 rc=$3 secs=$4 line p f
 
-	echo "---- $name"
-	"$@" 2>&1 | tee "$log" | grep --line-buffered -E '^(PASS|FAIL)|passed, [0-9]+ failed'
-	rc=${PIPESTATUS[0]}
 	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
 	if [ -z "$line" ]; then
 		echo "FAIL $name: no summary line (exit status $rc, log: $log)"
@@ -60,7 +55,40 @@ many() {
 		failed=$((failed + 1))
 	fi
 	[ "$f" != 0 ] || [ "$rc" != 0 ] && failures="$failures $name"
-	echo "     $name: $line ($((SECONDS - t0)) s)"
+	echo "     $name: $line ($secs s)"
+}
+
+# A stage that runs many tests and ends with "N passed, N failed".
+many() {
+	local name=$1
+	shift
+	local log=$logs/$name.log
+	local t0=$SECONDS rc
+
+	echo "---- $name"
+	"$@" 2>&1 | tee "$log" | grep --line-buffered -E '^(PASS|FAIL)|passed, [0-9]+ failed'
+	rc=${PIPESTATUS[0]}
+	tally "$name" "$log" "$rc" $((SECONDS - t0))
+}
+
+# many_bg NAME CMD...: start a stage of many tests in the background, on
+# the core the stages in front of many_wait leave idle (they run one
+# process at a time); many_wait NAME prints and counts it.
+declare -A bg_pid bg_t0
+many_bg() {
+	local name=$1
+	shift
+	bg_t0[$name]=$SECONDS
+	"$@" >"$logs/$name.log" 2>&1 &
+	bg_pid[$name]=$!
+}
+many_wait() {
+	local name=$1 rc=0
+
+	wait "${bg_pid[$name]}" || rc=$?
+	echo "---- $name"
+	grep -E '^(PASS|FAIL)|passed, [0-9]+ failed' "$logs/$name.log"
+	tally "$name" "$logs/$name.log" "$rc" $((SECONDS - bg_t0[$name]))
 }
 
 echo "==== installing missing packages (scripts/packages.txt)"
@@ -72,13 +100,15 @@ fi
 . "$top/scripts/kernels.sh"
 
 echo "==== kernel modules ($KREL_61, $KREL_612)"
+# one build per kernel, W=1 and sparse together; the guests load its
+# objects
 for krel in "$KREL_61" "$KREL_612"; do
-	kdir=/usr/src/linux-headers-$krel
-	one "build-$krel-W1" "$top/scripts/build-modules.sh" "$kdir" --strict
-	one "sparse-$krel" "$top/scripts/build-modules.sh" "$kdir" --sparse
-	# leave W=1 objects behind for the guests
-	"$top/scripts/build-modules.sh" "$kdir" >/dev/null 2>&1 || true
+	one "build-$krel-W1-sparse" "$top/scripts/build-modules.sh" \
+		"/usr/src/linux-headers-$krel" --strict --sparse
 done
+# the fuzzers, one process at a time, beside checkpatch and the package
+# checks
+many_bg fuzz make -s -C "$top/tests/fuzz" run FUZZ_SECONDS="${FUZZ_SECONDS:-20}"
 one checkpatch "$top/scripts/checkpatch.sh"
 
 echo "==== packaging (Debian package, DKMS build in a scratch tree)"
@@ -87,7 +117,7 @@ many initramfs-check "$top/tests/pkg/initramfs-check.sh"
 
 echo "==== userspace"
 many unit make -s -C "$top/tests/unit" run
-many fuzz make -s -C "$top/tests/fuzz" run FUZZ_SECONDS="${FUZZ_SECONDS:-20}"
+many_wait fuzz
 many bench-report /usr/bin/python3 "$top/tests/vm/bench-report-test.py"
 many profile-report /usr/bin/python3 "$top/tests/vm/profile-report-test.py"
 
