@@ -4,26 +4,33 @@
 # Guest library: fio with verification.
 # Sourced by ../lib.sh, with the rest of the library.
 
-# vm_fio DEV TAG: run the fio jobs read from stdin (job sections) on DEV
-# with crc32c verification; fail unless every job wrote, read back and
-# verified without an error.  JSON result in $VM_SCEN_DIR/fio-TAG.json.
+# vm_fio DEV TAG [--parallel]: run the fio jobs read from stdin (job
+# sections) on DEV with crc32c verification; fail unless every job wrote,
+# read back and verified without an error.  The jobs run one after the
+# other, or with --parallel all at once, each on the disk its section
+# names (filename=; fio adds a job's files to the global section's, so
+# DEV is then only the one the log line names).  JSON result in $VM_SCEN_DIR/fio-TAG.json.
 # No disk statistics (disk_util=0): nothing reads them, and fio's walk of
 # /sys/block printed "stat: No such file or directory" into the log when
 # another session's disk went away meanwhile (churn's login cycles).
 vm_fio() {
-	local dev=$1 tag=$2 jobf json rc
+	local dev=$1 tag=$2 jobf json rc stonewall=stonewall file="filename=$1"
+	if [ "${3:-}" = --parallel ]; then
+		stonewall=""
+		file=""
+	fi
 	jobf=$VM_SCEN_DIR/fio-$tag.fio
 	json=$VM_SCEN_DIR/fio-$tag.json
 	{
 		cat <<-EOF
 			[global]
-			filename=$dev
+			$file
 			ioengine=libaio
 			direct=1
 			verify=crc32c
 			verify_fatal=1
 			do_verify=1
-			stonewall
+			$stonewall
 			group_reporting=0
 			disk_util=0
 		EOF
