@@ -192,6 +192,7 @@ static int ist_connect_request(struct rdma_cm_id *cm_id,
 	 * unless it was unlinked here.
 	 */
 	mutex_lock(&isnp->lock);
+	ic->listed_at = jiffies;
 	list_add_tail(&ic->np_entry, &isnp->accepted);
 	isnp->nr_accepted++;
 	ist_prelogin_arm(ic);

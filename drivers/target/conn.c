@@ -13,7 +13,8 @@
  * A connection reaches LIO only once its first login PDU has arrived, so
  * peers that connect and stay silent never occupy LIO's one login thread;
  * they are closed after prelogin_timeout and bounded per portal and per
- * source address (the oldest is evicted when a bound is reached).
+ * source address (ist_np_make_room(): an old one is evicted when a bound
+ * is reached, and a host's login storm may pass its source's bound).
  *
  * References: one for the CM side, dropped by the release work; one for
  * LIO, taken in ist_accept_np() and dropped in ist_lio_free_conn(); one for
@@ -51,7 +52,12 @@ MODULE_PARM_DESC(max_prelogin_per_portal,
 static unsigned int max_prelogin_per_source = 8;
 module_param(max_prelogin_per_source, uint, 0644);
 MODULE_PARM_DESC(max_prelogin_per_source,
-		 "Connections per source address waiting for their first login PDU (default 8)");
+		 "Connections per source address waiting for their first login PDU, unless younger than prelogin_grace_ms and the portal has room (default 8)");
+
+static unsigned int prelogin_grace_ms = 5000;
+module_param(prelogin_grace_ms, uint, 0644);
+MODULE_PARM_DESC(prelogin_grace_ms,
+		 "Milliseconds a connection may wait for its first login PDU before its source's bound can evict it (default 5000)");
 
 static void ist_np_release(struct kref *ref)
 {
@@ -427,23 +433,43 @@ static bool ist_same_source(const struct sockaddr_storage *a,
 	return false;
 }
 
+/* @ic has waited for its first login PDU less than prelogin_grace_ms */
+static bool ist_prelogin_young(const struct ist_conn *ic)
+{
+	return time_before(jiffies, ic->listed_at +
+			   msecs_to_jiffies(READ_ONCE(prelogin_grace_ms)));
+}
+
 /**
  * ist_np_make_room() - make room for one more pre-login connection
  * @isnp: the portal
  * @src: the new connection's source address
  *
- * Make room for one more pre-login connection from @src: evict the oldest
- * from the same source when that source is at its bound, else the oldest
- * of the portal when the portal is. Runs in the listener's CM handler:
- * the victim is unlinked here and left to its release work, without a
- * reference of ours, so nothing here can be its last put.
+ * Make room for one more pre-login connection from @src. A source at its
+ * bound (max_prelogin_per_source) loses its own oldest connection once
+ * that one has waited prelogin_grace_ms: a silent peer's. While all of
+ * them are younger, the source is a host logging many sessions in at once
+ * (iscsid sends each connection's first login PDU a moment after the
+ * connection is up, and in a storm of logins it takes a while to reach
+ * the last ones): the new connection is admitted above the source's bound
+ * as long as the portal has room, and evicts the source's own oldest when
+ * it has not, so that no source over its bound ever evicts another's. A
+ * source within its bound evicts the portal's oldest when the portal is
+ * at its bound (max_prelogin_per_portal), which stays a hard bound.
+ *
+ * Runs in the listener's CM handler: the victim is unlinked here and left
+ * to its release work, without a reference of ours, so nothing here can
+ * be its last put.
  */
 void ist_np_make_room(struct ist_np *isnp,
 		      const struct sockaddr_storage *src)
 {
 	struct ist_conn *ic, *oldest_src = NULL, *victim = NULL;
-	unsigned int from_src = 0;
+	unsigned int from_src = 0, per_src, per_portal;
+	bool portal_full;
 
+	per_src = READ_ONCE(max_prelogin_per_source);
+	per_portal = READ_ONCE(max_prelogin_per_portal);
 	mutex_lock(&isnp->lock);
 	list_for_each_entry(ic, &isnp->accepted, np_entry) {
 		if (!ist_same_source(&ic->src, src))
@@ -452,12 +478,14 @@ void ist_np_make_room(struct ist_np *isnp,
 			oldest_src = ic;
 		from_src++;
 	}
-	if (max_prelogin_per_source && from_src >= max_prelogin_per_source)
-		victim = oldest_src;
-	else if (max_prelogin_per_portal &&
-		 isnp->nr_accepted >= max_prelogin_per_portal)
+	portal_full = per_portal && isnp->nr_accepted >= per_portal;
+	if (per_src && from_src >= per_src) {
+		if (!ist_prelogin_young(oldest_src) || portal_full)
+			victim = oldest_src;
+	} else if (portal_full) {
 		victim = list_first_entry(&isnp->accepted, struct ist_conn,
 					  np_entry);
+	}
 	if (victim && !ist_conn_unlink(isnp, victim))
 		victim = NULL;
 	mutex_unlock(&isnp->lock);

@@ -206,6 +206,8 @@ struct ist_conn_view {
  *	its WRs fit, since a post that does not fit leaves part of its
  *	chain in the queue
  * @src: the peer's address, for the per-source pre-login bound
+ * @listed_at: when it joined its portal's @accepted list (jiffies): its
+ *	age, for the pre-login bounds (ist_np_make_room())
  * @login: the login receive buffer and the buffer of the login
  *	response keys (mapped once)
  * @login_len: bytes received in @login.rx
@@ -288,6 +290,7 @@ struct ist_conn {
 	u8			ord;
 	struct isdm_credits	rdma;
 	struct sockaddr_storage	src;
+	unsigned long		listed_at;
 
 	struct isdm_login_buf	login;
 	u32			login_len;
