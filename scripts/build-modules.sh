@@ -40,7 +40,9 @@ srcs() {
 	find "$1/drivers" "$1/include" -type f \
 		\( -name '*.c' -o -name '*.h' -o -name Kbuild \) 2>/dev/null
 }
-srcs "$out" | while IFS= read -r f; do
+# (modpost's *.mod.c are Kbuild's own: removing one made the next build
+# without a changed source fail, "No rule to make target ...mod.o")
+srcs "$out" | grep -v '\.mod\.c$' | while IFS= read -r f; do
 	rel=${f#"$out"/}
 	[ -e "$top/$rel" ] || rm -f "$f" "${f%.c}.o"
 done
