@@ -239,7 +239,14 @@ static void isi_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		isi_wc_error(ic, wc, "receive");
 		return;
 	}
-	if (!conn)
+	/*
+	 * Once the connection failed, nothing that arrived behind the failing
+	 * PDU reaches libiscsi or the log: a peer that answered many tasks
+	 * with bad PDUs would otherwise log each one (and exhaust the log's
+	 * rate limit for the next connection's reason). The buffer is not
+	 * posted again: iscsid tears the connection down.
+	 */
+	if (!conn || isdm_conn_failed(&ic->base))
 		return;
 	ib_dma_sync_single_for_cpu(ic->base.dev->ib_dev, d->dma, d->size,
 				   DMA_FROM_DEVICE);
