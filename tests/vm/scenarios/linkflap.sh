@@ -18,6 +18,8 @@
 #     goes from 1 to 2 or more;
 #   - target: LIO accepted another login after the first one
 #     (fabric_statistics/iscsi_login_stats/accepts grew).
+# The initiator guest logs how long after the cut the first connection
+# error came: the time to detect the dead path.
 # Both guests pin the other's MAC in their neighbour table for the outage
 # (nud permanent): a CM message sent while ARP fails would fail in
 # soft-RoCE's transmit, which on 6.12 kills its GSI QP (QP1) for good.
@@ -266,6 +268,13 @@ errs=$(vm_scen_dmesg | grep -E 'connection[0-9]+:[0-9]+: detected conn error')
 vm_scen_dmesg | grep -E 'ib_iser|iser|connection[0-9]|iscsi' | tail -n 12
 [ -n "$errs" ] ||
 	vm_fail "no connection error in the kernel log: the $secs s link outage did not break the connection"
+# how long the dead path went unnoticed: from the cut to the first
+# connection error (NOP-Out interval and timeout 5 s each, so about 10 s)
+detect=$(echo "$errs" | head -n 1 | sed -nE 's/^\[ *([0-9.]+)\].*/\1/p')
+cut_at=$(cat /tmp/linkflap.cut 2>/dev/null)
+if [ -n "$detect" ] && [ -n "$cut_at" ]; then
+	vm_log "dead path detected $(awk -v a="$cut_at" -v b="$detect" 'BEGIN { printf "%.1f", b - a }') s after the cut (NOP-Out interval 5 s, timeout 5 s)"
+fi
 if [ "$VM_INITIATOR" = ours ]; then
 	started=$(vm_conns_started)
 	vm_log "connections started on the session: $started"
