@@ -184,12 +184,14 @@ rm -f /tmp/linkflap.rx /tmp/linkflap.cut /tmp/linkflap.up /tmp/linkflap.senderr
 		ip neigh replace "$VM_TGT_IP" lladdr "$mac" dev "$nic" nud permanent
 		vm_log "$nic drops everything for $secs s (neighbour $VM_TGT_IP pinned at $mac)"
 		vm_rxe_counter send_err >/tmp/linkflap.senderr
+		# when the cut begins: setting it up takes seconds under TCG
+		cut -d' ' -f1 /proc/uptime >/tmp/linkflap.cut
 		vm_link_cut "$nic" on
 	else
 		vm_log "$nic down for $secs s (see above: soft-RoCE does not recover)"
+		cut -d' ' -f1 /proc/uptime >/tmp/linkflap.cut
 		ip link set "$nic" down
 	fi
-	cut -d' ' -f1 /proc/uptime >/tmp/linkflap.cut
 	sleep 2
 	rx_cut=$(vm_rxe_counter rcvd_pkts)
 	vm_peer_signal cut "$rx_cut"
@@ -269,11 +271,13 @@ vm_scen_dmesg | grep -E 'ib_iser|iser|connection[0-9]|iscsi' | tail -n 12
 [ -n "$errs" ] ||
 	vm_fail "no connection error in the kernel log: the $secs s link outage did not break the connection"
 # how long the dead path went unnoticed: from the cut to the first
-# connection error (NOP-Out interval and timeout 5 s each, so about 10 s)
+# connection error (NOP-Out interval and timeout 5 s each, so at most
+# about 10 s; sooner when a Send in flight exhausts its transport
+# retries: the rxe counter completer_retry_err)
 detect=$(echo "$errs" | head -n 1 | sed -nE 's/^\[ *([0-9.]+)\].*/\1/p')
 cut_at=$(cat /tmp/linkflap.cut 2>/dev/null)
 if [ -n "$detect" ] && [ -n "$cut_at" ]; then
-	vm_log "dead path detected $(awk -v a="$cut_at" -v b="$detect" 'BEGIN { printf "%.1f", b - a }') s after the cut (NOP-Out interval 5 s, timeout 5 s)"
+	vm_log "dead path detected $(awk -v a="$cut_at" -v b="$detect" 'BEGIN { printf "%.1f", b - a }') s after the cut began (NOP-Out interval 5 s, timeout 5 s; rxe0 completer_retry_err $(vm_rxe_counter completer_retry_err))"
 fi
 if [ "$VM_INITIATOR" = ours ]; then
 	started=$(vm_conns_started)
