@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make check: install what is missing, then build for both kernels (W=1
-# and sparse in one build), run checkpatch, the package and initramfs checks, the unit tests, the
-# fuzzers and the guest scenarios. Every stage counts as tests; the last
+# and sparse in one build), run checkpatch, the package and initramfs
+# checks, the unit tests, the fuzzers and the guest scenarios. Every stage counts as tests; the last
 # line is the total, "N passed, N failed". Logs: build/logs/.
 
 set -u
@@ -31,6 +31,9 @@ one() {
 		failures="$failures $name"
 	fi
 }
+
+# the lines of a stage's output that make check shows
+shown='^(PASS|FAIL)|passed, [0-9]+ failed'
 
 # tally NAME LOG RC SECONDS: count a stage that ran many tests, from its
 # log's last "N passed, N failed" line and its exit status RC.
@@ -66,7 +69,7 @@ many() {
 	local t0=$SECONDS rc
 
 	echo "---- $name"
-	"$@" 2>&1 | tee "$log" | grep --line-buffered -E '^(PASS|FAIL)|passed, [0-9]+ failed'
+	"$@" 2>&1 | tee "$log" | grep --line-buffered -E "$shown"
 	rc=${PIPESTATUS[0]}
 	tally "$name" "$log" "$rc" $((SECONDS - t0))
 }
@@ -87,7 +90,7 @@ many_wait() {
 
 	wait "${bg_pid[$name]}" || rc=$?
 	echo "---- $name"
-	grep -E '^(PASS|FAIL)|passed, [0-9]+ failed' "$logs/$name.log"
+	grep -E "$shown" "$logs/$name.log"
 	tally "$name" "$logs/$name.log" "$rc" $((SECONDS - bg_t0[$name]))
 }
 

@@ -48,7 +48,6 @@ esac
 if [ "$nsess" -lt 2 ] || [ "$nsess" -gt 256 ]; then
 	vm_fail "manysess.sh: --sessions $nsess is not in 2..256"
 fi
-# each session writes its own 256 KiB of the 64 MiB LUN
 scale=${VM_TIMEOUT_SCALE:-1}
 other=${VM_INITIATOR_IQN%:*}:iser-vm-other
 
@@ -90,6 +89,15 @@ per_session() {
 	read -r q1 m1 c1 <<<"$(res_counts)"
 	vm_log "per session, $1: $(((slab - $2) / $4)) KiB unreclaimable slab, $(((q1 - q0) / $4)) QPs, $(((m1 - m0) / $4)) MRs, $(((c1 - c0) / $4)) CQ entries ($4 sessions)"
 }
+# no_evictions ROUND: a storm from one host is not a silent peer: no
+# connection of it may be closed for waiting for its login (our target's
+# pre-login bounds; in this guest's kernel log, where a target runs)
+no_evictions() {
+	local evicted
+	evicted=$(vm_scen_dmesg | grep -c 'before login: ')
+	[ "$evicted" = 0 ] ||
+		vm_fail "round $1: the target closed $evicted connections of the storm before their login: $(vm_scen_dmesg | grep -m1 'before login: ')"
+}
 # leak_check WHAT BASE LAST: the slab after the last logout against the
 # one after the base round's (leak_base)
 leak_base=2
@@ -108,26 +116,25 @@ if [ "${VM_PEER_ROLE:-}" = target ]; then
 	vm_tcli "/iscsi/$VM_TARGET_IQN/tpg1/acls create $other"
 	res0=$(res_counts)
 	slab0=$(sunreclaim)
-	first="" last=""
+	base="" last=""
 	vm_peer_signal ready
 	for r in $(seq "$rounds"); do
 		vm_peer_await "up$r" || break
 		# the second initiator is logged in in round 1 only
 		[ "$r" = 1 ] && per_session target "$slab0" "$res0" $((nsess + 1))
-		evicted=$(vm_scen_dmesg | grep -c 'before login: ')
-		[ "$evicted" = 0 ] || vm_fail "round $r: this target closed $evicted connections of the storm before their login: $(vm_scen_dmesg | grep -m1 'before login: ')"
+		no_evictions "$r"
 		vm_peer_signal "sampled$r"
 		vm_peer_await "down$r" || break
 		vm_wait $((30 * scale)) vm_ist_no_session ||
 			vm_fail "our target still holds a session after round $r's logout"
 		last=$(sunreclaim)
-		[ "$r" != "$leak_base" ] || first=$last
+		[ "$r" != "$leak_base" ] || base=$last
 	done
 	vm_peer_wait "done" 100000
 	# a failed initiator guest says why; its rounds may not all have run
 	[ "$(cat "$VM_PEER_SIG/done" 2>/dev/null)" = PASS ] || return 0
 	[ -n "$last" ] || vm_fail "the initiator guest passed without signalling its rounds"
-	leak_check target "$first" "$last"
+	leak_check target "$base" "$last"
 	return 0
 fi
 if [ -n "${VM_PEER_ROLE:-}" ]; then
@@ -150,7 +157,7 @@ vm_must iscsiadm -m node -T "$VM_TARGET_IQN" -p "$VM_TGT_IP:$VM_ISER_PORT,1" -I 
 
 base_res=$(res_counts)
 slab0=$(sunreclaim)
-first_slab=""
+base_slab=""
 r=1
 while [ "$r" -le "$rounds" ]; do
 	vm_log "round $r of $rounds: $nsess sessions"
@@ -175,10 +182,7 @@ while [ "$r" -le "$rounds" ]; do
 	[ "$(printf '%s\n' "${disks[@]}" | sort -u | wc -l)" = "$nsess" ] ||
 		vm_fail "the $nsess sessions do not have $nsess distinct disks"
 	vm_log "round $r: $nsess sessions logged in, with their disks, in $up_ms ms"
-	# a storm from one host is not a silent peer: no connection of it may
-	# be closed for waiting for its login (our target's pre-login bounds)
-	evicted=$(vm_scen_dmesg | grep -c 'before login: ')
-	[ "$evicted" = 0 ] || vm_fail "round $r: the target closed $evicted connections of the storm before their login: $(vm_scen_dmesg | grep -m1 'before login: ')"
+	no_evictions "$r"
 	if [ "$r" = 1 ]; then
 		if [ -n "${VM_PEER_ROLE:-}" ]; then
 			per_session initiator "$slab0" "$base_res" $((nsess + 1))
@@ -197,6 +201,7 @@ while [ "$r" -le "$rounds" ]; do
 			vm_fail "the second initiator's logout failed"
 	fi
 
+	# each session writes and verifies its own 256 KiB of the 64 MiB LUN
 	i=0
 	for d in "${disks[@]}"; do
 		printf '%s\n' "[s$i]" "filename=$d" 'rw=randwrite' 'bs=4k' \
@@ -219,7 +224,7 @@ while [ "$r" -le "$rounds" ]; do
 	[ -z "${VM_PEER_ROLE:-}" ] || vm_peer_signal "down$r"
 	slab=$(sunreclaim)
 	vm_log "round $r: all logged out in $(($(ms) - t0)) ms; unreclaimable slab $((slab - slab0)) KiB above the start"
-	[ "$r" != "$leak_base" ] || first_slab=$slab
+	[ "$r" != "$leak_base" ] || base_slab=$slab
 	r=$((r + 1))
 done
-leak_check "${VM_PEER_ROLE:-this guest}" "$first_slab" "$slab"
+leak_check "${VM_PEER_ROLE:-this guest}" "$base_slab" "$slab"

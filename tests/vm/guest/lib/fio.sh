@@ -9,7 +9,8 @@
 # read back and verified without an error.  The jobs run one after the
 # other, or with --parallel all at once, each on the disk its section
 # names (filename=; fio adds a job's files to the global section's, so
-# DEV is then only the one the log line names).  JSON result in $VM_SCEN_DIR/fio-TAG.json.
+# DEV is then only the one the log line names).  JSON result in
+# $VM_SCEN_DIR/fio-TAG.json.
 # No disk statistics (disk_util=0): nothing reads them, and fio's walk of
 # /sys/block printed "stat: No such file or directory" into the log when
 # another session's disk went away meanwhile (churn's login cycles).
