@@ -70,6 +70,12 @@ check usage-empty-list "an empty scenario list is an error (status 2), not 0 pas
 	env ISER_VM_LIST="$out/empty.list" bash -c "$(declare -f status_of); status_of 2 '$out/u4.log' '$here/vm-check.sh' --kernel $kernel"
 check usage-missing-body "a row whose body does not exist is an error (status 2)" \
 	env ISER_VM_LIST="$out/bad-body.list" bash -c "$(declare -f status_of); status_of 2 '$out/u5.log' '$here/vm-check.sh' --kernel $kernel"
+# a body outside scenarios/ through a relative name, so the tree stays clean
+printf 'f() {\n' >"$out/broken.sh"
+printf 'bogus none none yes 60 ../../../build/vm/selftest/broken\n' >"$out/broken-body.list"
+check usage-body-syntax "a row whose body does not parse is an error (status 2)" \
+	env ISER_VM_LIST="$out/broken-body.list" bash -c "$(declare -f status_of); status_of 2 '$out/u5b.log' '$here/vm-check.sh' --kernel $kernel"
+check usage-body-syntax-says "...naming the body" grep -q "broken.sh does not parse" "$out/u5b.log"
 check usage-bad-timeout "a row with a bad timeout is an error (status 2)" \
 	env ISER_VM_LIST="$out/bad-timeout.list" bash -c "$(declare -f status_of); status_of 2 '$out/u6.log' '$here/vm-check.sh' --kernel $kernel"
 check usage-bad-default "a row with a bad DEFAULT is an error (status 2)" \
@@ -151,6 +157,8 @@ check gate-hang-dump "a row past its timeout leaves its tasks in the kernel log"
 	has "$out/logs/$kernel/selftest-hang/dmesg" "iser-vm: pid [0-9]+ dd S"
 check gate-crash "a guest that crashes fails the running row" \
 	has "$g" "^FAIL $kernel selftest-crash: guest stopped unexpectedly"
+check gate-crash-where "a crash's result names the function that died" \
+	has "$g" "^FAIL $kernel selftest-crash: guest stopped unexpectedly.*; at sysrq_handle_crash\\+0x[0-9a-f]+/0x[0-9a-f]+; frames "
 check gate-after-crash "the rows after a crash run in a new boot" \
 	has "$g" "^PASS $kernel selftest-late \\([0-9]+ s\\)\$"
 check gate-late "a bad line after the last END fails the boot" \

@@ -335,6 +335,22 @@ vm_state_reason() {
 	echo "$(vm_state_sentence "$job")${klog:+; kernel log: $klog}"
 }
 
+# vm_console_where CONSOLE_LOG: where the first oops of a boot struck, as
+# "; at FUNC+OFF; frames F1 F2 ..." (its RIP line and the first frames of
+# its call trace), so that a one-line result names the code that died.
+vm_console_where() {
+	tr -d '\r' 2>/dev/null <"$1" | sed 's/^\[[^]]*\] *//' | awk '
+		!rip && /^RIP: [0-9a-f]+:/ { rip = $2; sub(/^[0-9a-f]+:/, "", rip) }
+		/^Call Trace:/ { if (rip) intrace = 1; next }
+		intrace && /^ *<\/?(IRQ|TASK|NMI|#DF|SOFTIRQ)>/ { next }
+		intrace && nf < 8 && /^ *(\? )?[A-Za-z_][A-Za-z0-9_.]*\+0x/ {
+			f = $0; sub(/^ *(\? )?/, "", f); sub(/\/.*/, "", f)
+			frames = frames " " f; nf++; next
+		}
+		intrace && nf { exit }
+		END { if (rip) printf "; at %s%s", rip, (frames ? "; frames" frames : "") }'
+}
+
 vm_state_sentence() {
 	local job=$1
 	case $VM_STATE in
@@ -353,7 +369,7 @@ vm_state_sentence() {
 	died)
 		local why
 		why=$(grep -a -m1 -E 'Kernel panic|not syncing' "$job/console.log" 2>/dev/null | tr -d '\r' | sed 's/^\[[^]]*\] *//')
-		echo "guest stopped unexpectedly${why:+ ($why)}"
+		echo "guest stopped unexpectedly${why:+ ($why)}$(vm_console_where "$job/console.log")"
 		;;
 	esac
 }
