@@ -10,6 +10,7 @@
 #include <linux/seq_file.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
+#include <rdma/rdma_cm.h>
 
 #include "isdm/isdm.h"
 #include "core.h"
@@ -73,6 +74,73 @@ const struct kernel_param_ops isdm_param_send_inv_ops = {
 	.get	= isdm_param_get_send_inv,
 };
 EXPORT_SYMBOL_GPL(isdm_param_send_inv_ops);
+
+/*
+ * The RC transport timers of the two modules (ib_iser.ack_timeout,
+ * ib_isert.ack_timeout, ib_iser.retry_count): how soon a Send or RDMA
+ * operation that the peer does not acknowledge fails its connection. A
+ * WR is sent again after 4.096 us * 2^ack_timeout without an ACK, and
+ * fails after retry_count such resends: with I/O in flight that is the
+ * time a dead path takes to show. 0 for ack_timeout leaves rdma_cm's
+ * value, which it derives from the path (on RoCE 19, 2.1 s a try, on 6.1;
+ * 17, 0.54 s, on 6.12).
+ */
+static int isdm_param_set_range(const char *val, const struct kernel_param *kp,
+				unsigned int lo, unsigned int hi, bool zero_ok)
+{
+	unsigned int v;
+
+	if (kstrtouint(val, 0, &v))
+		return -EINVAL;
+	if (!(zero_ok && !v) && (v < lo || v > hi))
+		return -ERANGE;
+	WRITE_ONCE(*(unsigned int *)kp->arg, v);
+	return 0;
+}
+
+static int isdm_param_set_ack_timeout(const char *val,
+				      const struct kernel_param *kp)
+{
+	return isdm_param_set_range(val, kp, ISDM_ACK_TIMEOUT_MIN, 31, true);
+}
+
+static int isdm_param_set_retry_count(const char *val,
+				      const struct kernel_param *kp)
+{
+	return isdm_param_set_range(val, kp, 1, 7, false);
+}
+
+/* ack_timeout=0|10..31: the local ACK timeout's exponent, 0 for rdma_cm's */
+const struct kernel_param_ops isdm_param_ack_timeout_ops = {
+	.set	= isdm_param_set_ack_timeout,
+	.get	= param_get_uint,
+};
+EXPORT_SYMBOL_GPL(isdm_param_ack_timeout_ops);
+
+/* retry_count=1..7: transport resends before a WR fails */
+const struct kernel_param_ops isdm_param_retry_count_ops = {
+	.set	= isdm_param_set_retry_count,
+	.get	= param_get_uint,
+};
+EXPORT_SYMBOL_GPL(isdm_param_retry_count_ops);
+
+/**
+ * isdm_cm_set_ack_timeout() - apply a module's ack_timeout to a connection
+ * @cm_id: the connection's rdma_cm id, before its route is resolved (the
+ *	active side: rdma_cm derives the path's packet lifetime from it) or
+ *	before rdma_accept() (the passive side)
+ * @ack_timeout: the module parameter (isdm_param_ack_timeout_ops)
+ *
+ * Return: 0, or rdma_set_ack_timeout()'s error.
+ */
+int isdm_cm_set_ack_timeout(struct rdma_cm_id *cm_id,
+			    const unsigned int *ack_timeout)
+{
+	unsigned int t = READ_ONCE(*ack_timeout);
+
+	return t ? rdma_set_ack_timeout(cm_id, t) : 0;
+}
+EXPORT_SYMBOL_GPL(isdm_cm_set_ack_timeout);
 
 /**
  * isdm_caps_offer() - what one side offers on one connection

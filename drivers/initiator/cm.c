@@ -3,8 +3,8 @@
  * ib_iser: connection establishment over rdma_cm. The transport's
  * ep_connect, ep_poll, ep_disconnect and get_ep_param; address and route
  * resolution, the queues, the CM REQ with its Annex A12 private data
- * (module parameters zbva and send_inv) and the target's REP; the CM event
- * handler.
+ * (module parameters zbva and send_inv) and the target's REP; the RC
+ * transport timers (ack_timeout, retry_count); the CM event handler.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -26,6 +26,17 @@ module_param_cb(send_inv, &isdm_param_send_inv_ops, &send_inv, 0644);
 MODULE_PARM_DESC(send_inv,
 		 "on: offer Send with Invalidate; off: declare the exception, so every STag is invalidated locally (default on)");
 
+/* RC transport timers: how soon unacknowledged Sends fail a dead path */
+static unsigned int ack_timeout;
+module_param_cb(ack_timeout, &isdm_param_ack_timeout_ops, &ack_timeout, 0644);
+MODULE_PARM_DESC(ack_timeout,
+		 "local ACK timeout of new connections, 4.096 us * 2^N a try: 10..31, or 0 for rdma_cm's (RoCE: 19 on 6.1, 17 on 6.12) (default 0)");
+
+static unsigned int retry_count = 7;
+module_param_cb(retry_count, &isdm_param_retry_count_ops, &retry_count, 0644);
+MODULE_PARM_DESC(retry_count,
+		 "transport resends of an unacknowledged WR before the connection fails, for both ends (REQ): 1..7 (default 7)");
+
 static void isi_qp_event(struct ib_event *ev, void *ctx)
 {
 	pr_debug("QP event %s (%d)\n", ib_event_msg(ev->event), ev->event);
@@ -41,6 +52,10 @@ static int isi_addr_resolved(struct isi_conn *ic)
 	 */
 	ret = isdm_conn_attach(&ic->base, ic->base.cm_id->device,
 			       &isi_conn_ops);
+	if (ret)
+		return ret;
+	/* before route resolution: rdma_cm sizes the path's lifetime by it */
+	ret = isdm_cm_set_ack_timeout(ic->base.cm_id, &ack_timeout);
 	if (ret)
 		return ret;
 	return rdma_resolve_route(ic->base.cm_id, ISI_RESOLVE_MS);
@@ -93,7 +108,7 @@ static int isi_route_resolved(struct isi_conn *ic)
 	param.private_data_len = sizeof(req);
 	param.responder_resources = ib_dev->attrs.max_qp_rd_atom;
 	param.initiator_depth = 1;
-	param.retry_count = 7;
+	param.retry_count = READ_ONCE(retry_count);
 	param.rnr_retry_count = 7;
 	return rdma_connect_locked(ic->base.cm_id, &param);
 }
@@ -116,9 +131,12 @@ static int isi_established(struct isi_conn *ic, struct rdma_cm_event *ev)
 	ic->rep_pd = ev->param.conn.private_data &&
 		     ev->param.conn.private_data_len;
 	if (!ib_query_qp(ic->base.q.qp, &attr, IB_QP_MAX_QP_RD_ATOMIC |
-			 IB_QP_MAX_DEST_RD_ATOMIC, &init_attr)) {
+			 IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_TIMEOUT |
+			 IB_QP_RETRY_CNT, &init_attr)) {
 		ic->ord = attr.max_rd_atomic;
 		ic->ird = attr.max_dest_rd_atomic;
+		ic->ack_timeout = attr.timeout;
+		ic->retry_cnt = attr.retry_cnt;
 	}
 	ic->established = true;
 	ic->state = ISI_UP;

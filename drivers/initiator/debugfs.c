@@ -24,6 +24,8 @@ static int isi_conn_show(struct seq_file *m, void *unused)
 		isdm_mode_show(m, &ih->mode);
 		seq_printf(m, "ird: %u\n", ih->ird);
 		seq_printf(m, "ord: %u\n", ih->ord);
+		seq_printf(m, "ack_timeout: %u\n", ih->ack_timeout);
+		seq_printf(m, "retry_count: %u\n", ih->retry_cnt);
 		seq_printf(m, "max_io_bytes: %u\n", ih->max_io);
 		seq_printf(m, "rx_buffers: %u\n", ih->nr_rx);
 		seq_printf(m, "rx_buffer_bytes: %u\n", ISI_RX_SMALL);
@@ -64,6 +66,8 @@ void isi_host_update(struct isi_conn *ic, struct iscsi_conn *conn,
 		ih->mode = ic->base.mode;
 		ih->ird = ic->ird;
 		ih->ord = ic->ord;
+		ih->ack_timeout = ic->ack_timeout;
+		ih->retry_cnt = ic->retry_cnt;
 		ih->max_io = shost->max_sectors << SECTOR_SHIFT;
 		ih->nr_rx = ic->nr_rx;
 		ih->rx_data_max = ic->rx_data_max;

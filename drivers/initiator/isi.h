@@ -219,6 +219,8 @@ struct isi_task {
  * @mode: header form, ZBVA and Send with Invalidate of the CM exchange
  * @ird: RDMA Reads the target may have outstanding against us (QP IRD)
  * @ord: RDMA Reads we may have outstanding (QP ORD; we issue none)
+ * @ack_timeout: the QP's local ACK timeout exponent (4.096 us * 2^N)
+ * @retry_cnt: the QP's transport retry count
  * @max_io: largest transfer of one command in bytes
  * @nr_rx: full-feature receive buffers posted
  * @rx_data_max: data segment bytes a message may carry (the spill
@@ -245,6 +247,8 @@ struct isi_host {
 	struct isdm_mode	mode;
 	u32			ird;
 	u32			ord;
+	u8			ack_timeout;
+	u8			retry_cnt;
 	u32			max_io;
 	u32			nr_rx;
 	u32			rx_data_max;
@@ -273,6 +277,8 @@ struct isi_host {
  * @offer: what our CM REQ offered (device abilities and module switches)
  * @ird: the QP's responder resources (incoming RDMA Reads)
  * @ord: the QP's initiator depth (outgoing RDMA Reads)
+ * @ack_timeout: the QP's local ACK timeout exponent
+ * @retry_cnt: the QP's transport retry count
  * @rep_pd: the target's CM REP (MPA reply on iWARP) carried private data
  * @established: rdma_cm reported ESTABLISHED
  * @ffp: full feature phase receive buffers are posted
@@ -321,6 +327,8 @@ struct isi_conn {
 	struct isdm_caps	offer;
 	u32			ird;
 	u32			ord;
+	u8			ack_timeout;
+	u8			retry_cnt;
 	bool			rep_pd;
 	bool			established;
 	bool			ffp;

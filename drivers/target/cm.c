@@ -27,6 +27,15 @@ module_param_cb(send_inv, &isdm_param_send_inv_ops, &send_inv, 0644);
 MODULE_PARM_DESC(send_inv,
 		 "on: use Send with Invalidate when offered; off: declare the exception (plain SendSE responses) (default on)");
 
+/*
+ * The RC local ACK timeout of accepted connections. The resend count is
+ * the initiator's: the IB CM applies the REQ's to both ends.
+ */
+static unsigned int ack_timeout;
+module_param_cb(ack_timeout, &isdm_param_ack_timeout_ops, &ack_timeout, 0644);
+MODULE_PARM_DESC(ack_timeout,
+		 "local ACK timeout of accepted connections, 4.096 us * 2^N a try: 10..31, or 0 for rdma_cm's (RoCE: 19 on 6.1, 17 on 6.12) (default 0)");
+
 static void ist_qp_event(struct ib_event *ev, void *ctx)
 {
 	struct ist_conn *ic = ctx;
@@ -37,6 +46,18 @@ static void ist_qp_event(struct ib_event *ev, void *ctx)
 		pr_debug("conn %p: QP event %s\n", ic, ib_event_msg(ev->event));
 }
 
+static void ist_qp_timers(struct ist_conn *ic)
+{
+	struct ib_qp_init_attr init_attr;
+	struct ib_qp_attr attr;
+
+	if (ib_query_qp(ic->base.q.qp, &attr, IB_QP_TIMEOUT | IB_QP_RETRY_CNT,
+			&init_attr))
+		return;
+	ic->ack_timeout = attr.timeout;
+	ic->retry_cnt = attr.retry_cnt;
+}
+
 static int ist_accept(struct ist_conn *ic, struct rdma_cm_event *event,
 		      const struct isdm_caps *ini)
 {
@@ -44,7 +65,11 @@ static int ist_accept(struct ist_conn *ic, struct rdma_cm_event *event,
 	struct isdm_cm_rep rep;
 	struct ib_device *ib_dev = ic->base.dev->ib_dev;
 	struct isdm_caps ours;
+	int ret;
 
+	ret = isdm_cm_set_ack_timeout(ic->base.cm_id, &ack_timeout);
+	if (ret)
+		return ret;
 	isdm_caps_offer(ic->base.dev, &zbva, &send_inv, &ours);
 	isdm_cm_negotiate_target(ini, &ours, &ic->base.mode, &rep);
 	/*
@@ -60,7 +85,12 @@ static int ist_accept(struct ist_conn *ic, struct rdma_cm_event *event,
 	cp.rnr_retry_count = 7;
 	cp.private_data = &rep;
 	cp.private_data_len = sizeof(rep);
-	return rdma_accept(ic->base.cm_id, &cp);
+	ret = rdma_accept(ic->base.cm_id, &cp);
+	if (ret)
+		return ret;
+	/* the timers the QP got (for debugfs): ours and the REQ's count */
+	ist_qp_timers(ic);
+	return 0;
 }
 
 static int ist_connect_request(struct rdma_cm_id *cm_id,

@@ -52,6 +52,8 @@ static void ist_conn_show(struct isdm_conn *base, void *arg)
 	seq_printf(m, "state: %s\n", ist_state_name(ic->state));
 	isdm_mode_show(m, &ic->base.mode);
 	seq_printf(m, "ord: %u\n", ic->ord);
+	seq_printf(m, "ack_timeout: %u\n", ic->ack_timeout);
+	seq_printf(m, "retry_count: %u\n", ic->retry_cnt);
 	seq_printf(m, "cq_entries: %u\n", ic->base.q.cq_size);
 	seq_printf(m, "hellos: %u\n", READ_ONCE(ic->view.hellos));
 	if (READ_ONCE(ic->view.hellos))

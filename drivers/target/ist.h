@@ -200,6 +200,8 @@ struct ist_conn_view {
  * @np_entry: on one of @isnp's lists while LIO does not own it
  * @established: the CM reported ESTABLISHED
  * @ord: RDMA Reads we may have outstanding (CM initiator depth)
+ * @ack_timeout: the QP's local ACK timeout exponent, once accepted
+ * @retry_cnt: the QP's transport retry count (the initiator's REQ's)
  * @rdma: RDMA work requests the send queue holds besides the sends
  *	(@rdma.size; a command whose transfer needs more can never be
  *	posted) and how many are free: a context is posted only when all
@@ -288,6 +290,8 @@ struct ist_conn {
 	struct list_head	np_entry;
 	bool			established;
 	u8			ord;
+	u8			ack_timeout;
+	u8			retry_cnt;
 	struct isdm_credits	rdma;
 	struct sockaddr_storage	src;
 	unsigned long		listed_at;

@@ -418,6 +418,13 @@ void isdm_mode_show(struct seq_file *m, const struct isdm_mode *mode);
 
 extern const struct kernel_param_ops isdm_param_zbva_ops;
 extern const struct kernel_param_ops isdm_param_send_inv_ops;
+
+/* the smallest ack_timeout taken: 4.096 us * 2^10 = 4.2 ms a try */
+#define ISDM_ACK_TIMEOUT_MIN	10
+extern const struct kernel_param_ops isdm_param_ack_timeout_ops;
+extern const struct kernel_param_ops isdm_param_retry_count_ops;
+int isdm_cm_set_ack_timeout(struct rdma_cm_id *cm_id,
+			    const unsigned int *ack_timeout);
 void isdm_caps_offer(const struct isdm_device *dev,
 		     const struct isdm_feature_param *zbva,
 		     const struct isdm_feature_param *send_inv,
