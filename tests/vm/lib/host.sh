@@ -335,20 +335,22 @@ vm_state_reason() {
 	echo "$(vm_state_sentence "$job")${klog:+; kernel log: $klog}"
 }
 
-# vm_console_where CONSOLE_LOG: where the first oops of a boot struck, as
-# "; at FUNC+OFF; frames F1 F2 ..." (its RIP line and the first frames of
-# its call trace), so that a one-line result names the code that died.
+# vm_console_where CONSOLE_LOG: where the first oops or panic of a boot
+# struck, as "; at FUNC+OFF/LEN; frames F1 F2 ..." (its kernel RIP line, if
+# any, and the first reliable frames of its first call trace), so that a
+# one-line result names the code that died.
 vm_console_where() {
 	tr -d '\r' 2>/dev/null <"$1" | sed 's/^\[[^]]*\] *//' | awk '
-		!rip && /^RIP: [0-9a-f]+:/ { rip = $2; sub(/^[0-9a-f]+:/, "", rip) }
-		/^Call Trace:/ { if (rip) intrace = 1; next }
-		intrace && /^ *<\/?(IRQ|TASK|NMI|#DF|SOFTIRQ)>/ { next }
-		intrace && nf < 8 && /^ *(\? )?[A-Za-z_][A-Za-z0-9_.]*\+0x/ {
-			f = $0; sub(/^ *(\? )?/, "", f); sub(/\/.*/, "", f)
-			frames = frames " " f; nf++; next
+		!rip && !done && /^RIP: 0010:/ { rip = $2; sub(/^0010:/, "", rip) }
+		!intrace && !done && /^Call Trace:/ { intrace = 1; next }
+		intrace && /^ *<\/?(IRQ|TASK|NMI|#DF|SOFTIRQ|EOI)>/ { next }
+		intrace && /^ *\? / { next }
+		intrace && /^ *[A-Za-z_][A-Za-z0-9_.]*\+0x/ {
+			if (nf < 8) { f = $1; sub(/\/.*/, "", f); frames = frames " " f; nf++ }
+			next
 		}
-		intrace && nf { exit }
-		END { if (rip) printf "; at %s%s", rip, (frames ? "; frames" frames : "") }'
+		intrace { intrace = 0; done = 1 }
+		END { printf "%s%s", (rip ? "; at " rip : ""), (frames ? "; frames" frames : "") }'
 }
 
 vm_state_sentence() {
