@@ -2,7 +2,7 @@
 # shellcheck shell=bash
 #
 # Link loss under I/O, in the two-guest mode (TARGET column "X@peer"):
-#   linkflap SECONDS [--drop | --down]
+#   linkflap SECONDS [--drop | --down] [--ack-timeout N] [--retry-count R]
 # The target guest sets up LIO on its virtio NIC's address and waits; the
 # initiator guest logs in over iSER, starts a crc32c-verified fio job and,
 # in the middle of it, cuts its link for SECONDS.  With the roles in two
@@ -52,13 +52,25 @@
 #                     initiator, in-tree or ours, can reconnect until the
 #                     rxe device is deleted and added again
 #                     (intree-linkdown, in no set, FAILs for this).
+# --ack-timeout N sets ack_timeout=N on our modules (ib_iser, ib_isert) in
+# both guests, --retry-count R ib_iser's retry_count; both QPs must show
+# them in debugfs, and out-of-range values must be refused. The row logs
+# what ended the connection and when. soft-RoCE retries forever with a
+# retry count of 7 (rxe_comp.c decrements it only below 7), so the rows
+# that show the timers use 6.
 
 secs=${1:-}
-how=${2:---drop}
-case $how in
---drop | --down) ;;
-*) vm_fail "linkflap.sh: bad option $how (--drop or --down)" ;;
-esac
+[ $# -gt 0 ] && shift
+how=--drop ackt="" retry=""
+while [ $# -gt 0 ]; do
+	case $1 in
+	--drop | --down) how=$1 ;;
+	--ack-timeout) ackt=${2:-}; shift ;;
+	--retry-count) retry=${2:-}; shift ;;
+	*) vm_fail "linkflap.sh: bad option $1 (--drop, --down, --ack-timeout N, --retry-count N)" ;;
+	esac
+	shift
+done
 [ -n "$secs" ] || vm_fail "linkflap.sh: SECONDS missing"
 # 2 s for frames in flight, then at least 2 s between the two samples
 [ "$secs" -ge 6 ] 2>/dev/null || vm_fail "linkflap.sh: SECONDS must be 6 or more, not $secs"
@@ -69,6 +81,27 @@ esac
 
 vm_rxe_up
 vm_load_roles
+# lf_refuses MODULE PARAM VALUE...: the parameter refuses every VALUE
+lf_refuses() {
+	local m=$1 p=$2 f=/sys/module/$1/parameters/$2 v
+	shift 2
+	for v in "$@"; do
+		! echo "$v" 2>/dev/null >"$f" || vm_fail "$m.$p accepted '$v'"
+	done
+}
+# --ack-timeout, --retry-count: on whichever guest runs our module
+if [ -n "$ackt" ]; then
+	if [ "$VM_PEER_ROLE" = initiator ] && [ "$VM_INITIATOR" = ours ]; then
+		lf_refuses ib_iser ack_timeout 9 32 x -1
+		lf_refuses ib_iser retry_count 0 8 x
+		vm_module_params "ib_iser.ack_timeout=$ackt"
+		[ -z "$retry" ] || vm_module_params "ib_iser.retry_count=$retry"
+	fi
+	if [ "$VM_PEER_ROLE" = target ] && [ "$VM_TARGET" = ours ]; then
+		lf_refuses ib_isert ack_timeout 9 32 x
+		vm_module_params "ib_isert.ack_timeout=$ackt"
+	fi
+fi
 
 if [ "$VM_PEER_ROLE" = target ]; then
 	vm_target_setup
@@ -76,6 +109,14 @@ if [ "$VM_PEER_ROLE" = target ]; then
 	accepts() {
 		cat "$stats/accepts" 2>/dev/null
 	}
+	# the initiator's MAC stays known through the outage (see the
+	# initiator's side below: soft-RoCE's GSI QP and failed ARP), pinned
+	# before any connection, so that no neighbour update reaches rdma_cm
+	# while one is up (its netevent callback ends a connection whose
+	# neighbour's address changes)
+	tnic=$(vm_peer_nic)
+	tmac=52:54:00:12:78:02
+	ip neigh replace "$VM_INI_IP" lladdr "$tmac" dev "$tnic" nud permanent
 	vm_peer_signal ready
 	# what the link carried, every 5 s (the target itself logs nothing
 	# when a connection just goes quiet)
@@ -92,13 +133,19 @@ if [ "$VM_PEER_ROLE" = target ]; then
 	if vm_peer_await login1; then
 		first=$(accepts)
 		vm_log "logins accepted after the first login: $first"
+		if [ "$VM_TARGET" = ours ]; then
+			# the accepted QP's timers: ours, and the REQ's count
+			qpt=$(awk '/^(ack_timeout|retry_count):/ { printf "%s %s ", $1, $2 }' /sys/kernel/debug/ib_isert/connections)
+			vm_log "QP: $qpt"
+			want=${ackt:-1[79]}
+			case $qpt in
+			# the count is the initiator's: --retry-count from ours
+			"ack_timeout: "$want" retry_count: ${retry:-7} ") ;;
+			"ack_timeout: "$want" retry_count: 7 ") ;;
+			*) vm_fail "the accepted QP has '$qpt', not ack_timeout ${ackt:-17 or 19} and retry_count ${retry:-7}" ;;
+			esac
+		fi
 	fi
-	# the initiator's MAC stays known through the outage (see the
-	# initiator's side below: soft-RoCE's GSI QP and failed ARP)
-	tnic=$(vm_peer_nic)
-	tmac=$(ip neigh show "$VM_INI_IP" dev "$tnic" | awk '{ for (i = 1; i < NF; i++) if ($i == "lladdr") print $(i + 1) }')
-	[ -n "$tmac" ] || tmac=52:54:00:12:78:02
-	ip neigh replace "$VM_INI_IP" lladdr "$tmac" dev "$tnic" nud permanent
 	# rcvd_pkts at the initiator's two samples within the outage
 	if vm_peer_await cut; then
 		rx_cut=$(vm_rxe_counter rcvd_pkts)
@@ -109,10 +156,10 @@ if [ "$VM_PEER_ROLE" = target ]; then
 		vm_log "outage ends: rcvd_pkts $rx_end"
 		vm_peer_signal restore-ack
 	fi
-	ip neigh replace "$VM_INI_IP" lladdr "$tmac" dev "$tnic" nud reachable
 	# the host writes "done" once the initiator guest ended its scenario
 	# (logged out, torn down) or stopped; tear down only then
 	vm_peer_wait "done" 100000
+	ip neigh replace "$VM_INI_IP" lladdr "$tmac" dev "$tnic" nud reachable
 	kill "$mon"
 	result=$(cat "$VM_PEER_SIG/done" 2>/dev/null)
 	last=$(accepts)
@@ -159,34 +206,43 @@ vm_node_set node.session.timeo.replacement_timeout 60
 # a body that fails mid-outage must not leave the link cut for teardown
 trap 'kill "$flap" 2>/dev/null; ip link set "$nic" up; vm_link_cut_remove "$nic"' EXIT
 [ "$how" = --drop ] && vm_link_cut_prepare "$nic"
+# The target's MAC stays known through the outage: without it, ARP fails
+# during the outage, a CM message the kernel sends then (the DREQ of the
+# failed connection, a reconnect's REQ) fails in soft-RoCE's transmit
+# (send_err), which moves its GSI QP (QP1) to the error state for good
+# on 6.12, and no CM message gets through after the link is back. A
+# dropped packet, which is what a real outage gives, does not. Pinned
+# before the login, so that no neighbour update reaches rdma_cm while the
+# connection is up (see the target's side).
+mac=52:54:00:12:78:01
+ip neigh replace "$VM_TGT_IP" lladdr "$mac" dev "$nic" nud permanent
 dev=$(vm_login_disk) || exit 1
 vm_peer_signal login1
 if [ "$VM_INITIATOR" = ours ]; then
 	started=$(vm_conns_started)
 	[ "$started" = 1 ] || vm_fail "after login, connections_started is '${started}', not 1"
+	# the QP's timers as the connection got them
+	qpt=$(awk '/^(ack_timeout|retry_count):/ { printf "%s %s ", $1, $2 }' /sys/kernel/debug/ib_iser/host*/conn)
+	vm_log "QP: $qpt"
+	# without the parameter, rdma_cm's: 19 on 6.1's RoCE, 17 on 6.12's
+	want=${ackt:-1[79]}
+	case $qpt in
+	"ack_timeout: "$want" retry_count: ${retry:-7} ") ;;
+	*) vm_fail "the QP has '$qpt', not ack_timeout ${ackt:-17 or 19} and retry_count ${retry:-7}" ;;
+	esac
 fi
-rm -f /tmp/linkflap.rx /tmp/linkflap.cut /tmp/linkflap.up /tmp/linkflap.senderr
+rm -f /tmp/linkflap.rx /tmp/linkflap.cut /tmp/linkflap.cut1 /tmp/linkflap.up /tmp/linkflap.senderr
 # the outage: cut, sample rcvd_pkts 2 s in and 2 s before the end (the
 # target guest samples its own at the same signals), restore
 (
 	sleep 4
 	if [ "$how" = --drop ]; then
-		# The target's MAC stays known through the outage: without it,
-		# ARP fails during the outage, a CM message the kernel sends then
-		# (the DREQ of the failed connection, a reconnect's REQ) fails in
-		# soft-RoCE's transmit (send_err), which moves its GSI QP (QP1)
-		# to the error state for good on 6.12, and no CM message gets
-		# through after the link is back (seen once in a CI run: lqpn 1
-		# type GSI state ERR, sent_pkts standing still). A dropped
-		# packet, which is what a real outage gives, does not.
-		mac=$(ip neigh show "$VM_TGT_IP" dev "$nic" | awk '{ for (i = 1; i < NF; i++) if ($i == "lladdr") print $(i + 1) }')
-		[ -n "$mac" ] || mac=52:54:00:12:78:01
-		ip neigh replace "$VM_TGT_IP" lladdr "$mac" dev "$nic" nud permanent
 		vm_log "$nic drops everything for $secs s (neighbour $VM_TGT_IP pinned at $mac)"
 		vm_rxe_counter send_err >/tmp/linkflap.senderr
-		# when the cut begins: setting it up takes seconds under TCG
+		# when the cut begins: setting it up takes seconds under TCG,
+		# so the time before it and the time sent frames are dropped
 		cut -d' ' -f1 /proc/uptime >/tmp/linkflap.cut
-		vm_link_cut "$nic" on
+		vm_link_cut "$nic" on /tmp/linkflap.cut1
 	else
 		vm_log "$nic down for $secs s (see above: soft-RoCE does not recover)"
 		cut -d' ' -f1 /proc/uptime >/tmp/linkflap.cut
@@ -205,7 +261,6 @@ rm -f /tmp/linkflap.rx /tmp/linkflap.cut /tmp/linkflap.up /tmp/linkflap.senderr
 	if [ "$how" = --drop ]; then
 		vm_link_cut "$nic" off
 		echo "$(cat /tmp/linkflap.senderr) $(vm_rxe_counter send_err)" >/tmp/linkflap.senderr
-		ip neigh replace "$VM_TGT_IP" lladdr "$mac" dev "$nic" nud reachable
 	else
 		ip link set "$nic" up
 	fi
@@ -272,12 +327,26 @@ vm_scen_dmesg | grep -E 'ib_iser|iser|connection[0-9]|iscsi' | tail -n 12
 	vm_fail "no connection error in the kernel log: the $secs s link outage did not break the connection"
 # how long the dead path went unnoticed: from the cut to the first
 # connection error (NOP-Out interval and timeout 5 s each, so at most
-# about 10 s; sooner when a Send in flight exhausts its transport
-# retries: the rxe counter completer_retry_err)
+# about 10 s; sooner when a WR in flight exhausts its transport retries:
+# rxe0's retry_exceeded_err; completer_retry_err counts the resends)
 detect=$(echo "$errs" | head -n 1 | sed -nE 's/^\[ *([0-9.]+)\].*/\1/p')
 cut_at=$(cat /tmp/linkflap.cut 2>/dev/null)
-if [ -n "$detect" ] && [ -n "$cut_at" ]; then
-	vm_log "dead path detected $(awk -v a="$cut_at" -v b="$detect" 'BEGIN { printf "%.1f", b - a }') s after the cut began (NOP-Out interval 5 s, timeout 5 s; rxe0 completer_retry_err $(vm_rxe_counter completer_retry_err))"
+# --down has no second stamp: the link is down once "ip link" returns
+cut1=$(cat /tmp/linkflap.cut1 2>/dev/null || echo "$cut_at")
+if [ -n "$detect" ] && [ -n "$cut_at" ] && [ -n "$cut1" ]; then
+	took=$(awk -v a="$cut1" -v b="$detect" 'BEGIN { printf "%.1f", b - a }')
+	vm_log "dead path detected $took s after sent frames were dropped ($(awk -v a="$cut_at" -v b="$cut1" 'BEGIN { printf "%.1f", b - a }') s to put the cut in place; NOP-Out interval 5 s, timeout 5 s; ack_timeout ${ackt:-default}, retry_count ${retry:-7}; rxe0 completer_retry_err $(vm_rxe_counter completer_retry_err), retry_exceeded_err $(vm_rxe_counter retry_exceeded_err))"
+	# what ended the connection: exhausted transport retries (rxe0's
+	# retry_exceeded_err; retry_count + 1 tries of the ACK timeout), the
+	# NOP-Out (1022), or a failure with no completion error logged, which
+	# on soft-RoCE often comes first, within a second of the cut (1011)
+	if [ "$(vm_rxe_counter retry_exceeded_err)" -ge 1 ] 2>/dev/null; then
+		vm_log "ended by the transport's retries (bound: $(awk -v a="${ackt:-17}" -v r="${retry:-7}" 'BEGIN { printf "%.2f", (r + 1) * 4.096e-6 * 2 ^ a }') s)"
+	else
+		vm_log "ended by $(echo "$errs" | head -n 1 | grep -oE 'conn error \([0-9]+\)'), not by the transport's retries"
+	fi
+else
+	vm_fail "no time of detection (cut at '$cut_at', '$cut1', first connection error at '$detect')"
 fi
 if [ "$VM_INITIATOR" = ours ]; then
 	started=$(vm_conns_started)
@@ -286,3 +355,4 @@ if [ "$VM_INITIATOR" = ours ]; then
 		vm_fail "no reconnection after a $secs s link outage (connections_started ${started:-?})"
 fi
 vm_logout_check "$dev"
+ip neigh replace "$VM_TGT_IP" lladdr "$mac" dev "$nic" nud reachable

@@ -49,16 +49,23 @@ vm_peer_rxe_up() {
 # and reports a dropped frame as sent (prio_classify(): TC_ACT_SHOT is
 # NET_XMIT_SUCCESS with __NET_XMIT_BYPASS, masked off by the core).
 
-# vm_link_cut_prepare NIC: the qdiscs vm_link_cut uses (before login).
+# vm_link_cut_prepare NIC: the qdiscs vm_link_cut uses (before login), and
+# the modules of its filter and action, loaded now: loaded by the first
+# "tc filter add", under TCG they take seconds of the cut's start.
 vm_link_cut_prepare() {
 	vm_must tc qdisc add dev "$1" root handle 1: prio
 	vm_must tc qdisc add dev "$1" ingress
+	vm_must modprobe -a cls_matchall act_gact
 }
 
-# vm_link_cut NIC on|off: drop everything from now on / pass frames again.
+# vm_link_cut NIC on|off [STAMP]: drop everything from now on / pass
+# frames again. With STAMP, "on" writes the uptime once sent frames are
+# dropped (the egress filter is in place) to the file STAMP: a tc command
+# takes seconds under TCG, so the time before the cut is not its start.
 vm_link_cut() {
 	if [ "$2" = on ]; then
 		tc filter add dev "$1" parent 1: matchall action drop &&
+			{ [ -z "${3:-}" ] || cut -d' ' -f1 /proc/uptime >"$3"; } &&
 			tc filter add dev "$1" parent ffff: matchall action drop
 	else
 		tc filter del dev "$1" parent ffff:
