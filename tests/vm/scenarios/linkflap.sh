@@ -138,6 +138,7 @@ if [ "$VM_PEER_ROLE" = target ]; then
 			qpt=$(awk '/^(ack_timeout|retry_count):/ { printf "%s %s ", $1, $2 }' /sys/kernel/debug/ib_isert/connections)
 			vm_log "QP: $qpt"
 			want=${ackt:-1[79]}
+			# shellcheck disable=SC2027,SC2254 # $want is a pattern
 			case $qpt in
 			# the count is the initiator's: --retry-count from ours
 			"ack_timeout: "$want" retry_count: ${retry:-7} ") ;;
@@ -226,6 +227,7 @@ if [ "$VM_INITIATOR" = ours ]; then
 	vm_log "QP: $qpt"
 	# without the parameter, rdma_cm's: 19 on 6.1's RoCE, 17 on 6.12's
 	want=${ackt:-1[79]}
+	# shellcheck disable=SC2027,SC2254 # $want is a pattern
 	case $qpt in
 	"ack_timeout: "$want" retry_count: ${retry:-7} ") ;;
 	*) vm_fail "the QP has '$qpt', not ack_timeout ${ackt:-17 or 19} and retry_count ${retry:-7}" ;;
