@@ -174,8 +174,8 @@ while read -r name ini tgt _ tmo body _; do
 	[ -f "$VM_DIR/scenarios/${body#siw:}.sh" ] ||
 		vm_die "$VM_LIST: scenario '$name' names a body that does not exist: tests/vm/scenarios/${body#siw:}.sh"
 	# the guest sources the body and goes on past a syntax error
-	bash -n "$VM_DIR/scenarios/${body#siw:}.sh" 2>/dev/null ||
-		vm_die "scenario '$name': tests/vm/scenarios/${body#siw:}.sh does not parse: $(bash -n "$VM_DIR/scenarios/${body#siw:}.sh" 2>&1 | head -n 1)"
+	syntax=$(bash -n "$VM_DIR/scenarios/${body#siw:}.sh" 2>&1) ||
+		vm_die "scenario '$name': tests/vm/scenarios/${body#siw:}.sh does not parse: ${syntax%%$'\n'*}"
 	case $body:$tgt in
 	siw:*@peer) vm_die "$VM_LIST: scenario '$name': siw rows run in one guest only" ;;
 	esac

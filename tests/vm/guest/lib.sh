@@ -33,6 +33,9 @@ VM_SIW_KO=${ISER_VM_SIW_KO:-$VM_REPO/build/$VM_REL/siw/siw.ko}
 if [ -n "${VM_PEER_ROLE:-}" ]; then
 	VM_TGT_IP=192.168.78.1
 	VM_INI_IP=192.168.78.2
+	# the NICs' addresses, which lib/pair.sh gives qemu
+	VM_TGT_MAC=52:54:00:12:78:01
+	VM_INI_MAC=52:54:00:12:78:02
 else
 	VM_TGT_IP=192.168.77.1
 	VM_INI_IP=192.168.77.2

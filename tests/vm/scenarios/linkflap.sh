@@ -89,6 +89,23 @@ lf_refuses() {
 		! echo "$v" 2>/dev/null >"$f" || vm_fail "$m.$p accepted '$v'"
 	done
 }
+# lf_qp_timers DEBUGFS-FILE RETRY...: the QP's ack_timeout and retry_count
+# as our module's debugfs FILE shows them are --ack-timeout's (without it,
+# rdma_cm's: 19 on 6.1's RoCE, 17 on 6.12's) and one of RETRY
+lf_qp_timers() {
+	local f=$1 qpt want r
+	shift
+	qpt=$(awk '/^(ack_timeout|retry_count):/ { printf "%s %s ", $1, $2 }' "$f")
+	vm_log "QP: $qpt"
+	want=${ackt:-1[79]}
+	for r in "$@"; do
+		# shellcheck disable=SC2027,SC2254 # $want is a pattern
+		case $qpt in
+		"ack_timeout: "$want" retry_count: $r ") return 0 ;;
+		esac
+	done
+	vm_fail "the QP has '$qpt', not ack_timeout ${ackt:-17 or 19} and retry_count $*"
+}
 # --ack-timeout, --retry-count: on whichever guest runs our module
 if [ -n "$ackt" ]; then
 	if [ "$VM_PEER_ROLE" = initiator ] && [ "$VM_INITIATOR" = ours ]; then
@@ -115,8 +132,7 @@ if [ "$VM_PEER_ROLE" = target ]; then
 	# while one is up (its netevent callback ends a connection whose
 	# neighbour's address changes)
 	tnic=$(vm_peer_nic)
-	tmac=52:54:00:12:78:02
-	ip neigh replace "$VM_INI_IP" lladdr "$tmac" dev "$tnic" nud permanent
+	ip neigh replace "$VM_INI_IP" lladdr "$VM_INI_MAC" dev "$tnic" nud permanent
 	vm_peer_signal ready
 	# what the link carried, every 5 s (the target itself logs nothing
 	# when a connection just goes quiet)
@@ -134,17 +150,9 @@ if [ "$VM_PEER_ROLE" = target ]; then
 		first=$(accepts)
 		vm_log "logins accepted after the first login: $first"
 		if [ "$VM_TARGET" = ours ]; then
-			# the accepted QP's timers: ours, and the REQ's count
-			qpt=$(awk '/^(ack_timeout|retry_count):/ { printf "%s %s ", $1, $2 }' /sys/kernel/debug/ib_isert/connections)
-			vm_log "QP: $qpt"
-			want=${ackt:-1[79]}
-			# shellcheck disable=SC2027,SC2254 # $want is a pattern
-			case $qpt in
-			# the count is the initiator's: --retry-count from ours
-			"ack_timeout: "$want" retry_count: ${retry:-7} ") ;;
-			"ack_timeout: "$want" retry_count: 7 ") ;;
-			*) vm_fail "the accepted QP has '$qpt', not ack_timeout ${ackt:-17 or 19} and retry_count ${retry:-7}" ;;
-			esac
+			# the accepted QP's timers: ours, and the REQ's count,
+			# --retry-count's from our initiator, 7 from Linux's
+			lf_qp_timers /sys/kernel/debug/ib_isert/connections "${retry:-7}" 7
 		fi
 	fi
 	# rcvd_pkts at the initiator's two samples within the outage
@@ -160,7 +168,7 @@ if [ "$VM_PEER_ROLE" = target ]; then
 	# the host writes "done" once the initiator guest ended its scenario
 	# (logged out, torn down) or stopped; tear down only then
 	vm_peer_wait "done" 100000
-	ip neigh replace "$VM_INI_IP" lladdr "$tmac" dev "$tnic" nud reachable
+	ip neigh replace "$VM_INI_IP" lladdr "$VM_INI_MAC" dev "$tnic" nud reachable
 	kill "$mon"
 	result=$(cat "$VM_PEER_SIG/done" 2>/dev/null)
 	last=$(accepts)
@@ -215,23 +223,14 @@ trap 'kill "$flap" 2>/dev/null; ip link set "$nic" up; vm_link_cut_remove "$nic"
 # dropped packet, which is what a real outage gives, does not. Pinned
 # before the login, so that no neighbour update reaches rdma_cm while the
 # connection is up (see the target's side).
-mac=52:54:00:12:78:01
-ip neigh replace "$VM_TGT_IP" lladdr "$mac" dev "$nic" nud permanent
+ip neigh replace "$VM_TGT_IP" lladdr "$VM_TGT_MAC" dev "$nic" nud permanent
 dev=$(vm_login_disk) || exit 1
 vm_peer_signal login1
 if [ "$VM_INITIATOR" = ours ]; then
 	started=$(vm_conns_started)
 	[ "$started" = 1 ] || vm_fail "after login, connections_started is '${started}', not 1"
 	# the QP's timers as the connection got them
-	qpt=$(awk '/^(ack_timeout|retry_count):/ { printf "%s %s ", $1, $2 }' /sys/kernel/debug/ib_iser/host*/conn)
-	vm_log "QP: $qpt"
-	# without the parameter, rdma_cm's: 19 on 6.1's RoCE, 17 on 6.12's
-	want=${ackt:-1[79]}
-	# shellcheck disable=SC2027,SC2254 # $want is a pattern
-	case $qpt in
-	"ack_timeout: "$want" retry_count: ${retry:-7} ") ;;
-	*) vm_fail "the QP has '$qpt', not ack_timeout ${ackt:-17 or 19} and retry_count ${retry:-7}" ;;
-	esac
+	lf_qp_timers /sys/kernel/debug/ib_iser/host*/conn "${retry:-7}"
 fi
 rm -f /tmp/linkflap.rx /tmp/linkflap.cut /tmp/linkflap.cut1 /tmp/linkflap.up /tmp/linkflap.senderr
 # the outage: cut, sample rcvd_pkts 2 s in and 2 s before the end (the
@@ -239,7 +238,7 @@ rm -f /tmp/linkflap.rx /tmp/linkflap.cut /tmp/linkflap.cut1 /tmp/linkflap.up /tm
 (
 	sleep 4
 	if [ "$how" = --drop ]; then
-		vm_log "$nic drops everything for $secs s (neighbour $VM_TGT_IP pinned at $mac)"
+		vm_log "$nic drops everything for $secs s (neighbour $VM_TGT_IP pinned at $VM_TGT_MAC)"
 		vm_rxe_counter send_err >/tmp/linkflap.senderr
 		# when the cut begins: setting it up takes seconds under TCG,
 		# so the time before it and the time sent frames are dropped
@@ -357,4 +356,4 @@ if [ "$VM_INITIATOR" = ours ]; then
 		vm_fail "no reconnection after a $secs s link outage (connections_started ${started:-?})"
 fi
 vm_logout_check "$dev"
-ip neigh replace "$VM_TGT_IP" lladdr "$mac" dev "$nic" nud reachable
+ip neigh replace "$VM_TGT_IP" lladdr "$VM_TGT_MAC" dev "$nic" nud reachable
