@@ -199,6 +199,9 @@ static int isi_cma_handler(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
 	case RDMA_CM_EVENT_DISCONNECTED:
 	case RDMA_CM_EVENT_ADDR_CHANGE:
 	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
+		if (isi_in_use(ic))
+			pr_info_ratelimited("connection with %pISpc ended by the CM: %s\n",
+					    &ic->dst, rdma_event_msg(ev->event));
 		isi_cm_failed(ic, -ECONNRESET);
 		break;
 	default:
@@ -254,6 +257,8 @@ struct iscsi_endpoint *isi_ep_connect(struct Scsi_Host *shost,
 	ic->reg_cqe.done = isi_reg_done;
 	INIT_LIST_HEAD(&ic->entry);
 	ic->ep = ep;
+	memcpy(&ic->dst, dst, dst->sa_family == AF_INET ?
+	       sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6));
 	ic->state = ISI_PENDING;
 	ep->dd_data = ic;
 

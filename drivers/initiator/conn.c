@@ -28,13 +28,38 @@ DEFINE_MUTEX(isi_conn_mutex);
  * failed) turns each repeat into an event iscsid must read, and a hundred
  * of them exhaust its receive contexts. So only the first report goes up;
  * iscsid tears the whole connection down after it in any case.
+ *
+ * Return: true when this call reported the failure.
  */
-void isi_fail(struct isi_conn *ic, enum iscsi_err err)
+bool isi_fail(struct isi_conn *ic, enum iscsi_err err)
 {
 	struct iscsi_conn *conn = READ_ONCE(ic->iconn);
 
-	if (conn && isdm_conn_fail_once(&ic->base))
-		iscsi_conn_failure(conn, err);
+	if (!conn || !isdm_conn_fail_once(&ic->base))
+		return false;
+	iscsi_conn_failure(conn, err);
+	return true;
+}
+
+/**
+ * isi_in_use() - whether a connection carries a logged-in session that
+ *	is not logging out
+ * @ic: the connection
+ *
+ * Such a connection ends only by a failure worth a log line: a logout, a
+ * session's teardown and a failed login end theirs for reasons iscsid
+ * logs.
+ *
+ * Context: any; a hint, read without the session's lock.
+ * Return: true for a connection in use.
+ */
+bool isi_in_use(struct isi_conn *ic)
+{
+	struct iscsi_conn *conn = READ_ONCE(ic->iconn);
+
+	return conn && READ_ONCE(ic->state) == ISI_UP &&
+	       !test_bit(ISDM_CONN_FAILED, &ic->base.flags) &&
+	       READ_ONCE(conn->session->state) == ISCSI_STATE_LOGGED_IN;
 }
 
 /**
@@ -43,12 +68,21 @@ void isi_fail(struct isi_conn *ic, enum iscsi_err err)
  * @ic: the connection
  * @wc: the completion
  * @what: what the work request was, for the log
+ *
+ * A flush is the first news of a failure when the queue pair went into
+ * error without a failed completion of ours (the provider moved it, or
+ * the CM did without an event we act on): that flush gets a line, so
+ * that a session's failure always names its cause.
  */
 void isi_wc_error(struct isi_conn *ic, struct ib_wc *wc,
 		  const char *what)
 {
-	isdm_wc_log(wc, what, NULL);
-	isi_fail(ic, ISCSI_ERR_CONN_FAILED);
+	bool in_use = isi_in_use(ic);
+	bool flushed = isdm_wc_log(wc, what, NULL);
+
+	if (isi_fail(ic, ISCSI_ERR_CONN_FAILED) && flushed && in_use)
+		pr_info_ratelimited("connection with %pISpc failed: a %s work request was flushed, no completion failed\n",
+				    &ic->dst, what);
 }
 
 /**

@@ -279,6 +279,8 @@ struct isi_host {
  * @ord: the QP's initiator depth (outgoing RDMA Reads)
  * @ack_timeout: the QP's local ACK timeout exponent
  * @retry_cnt: the QP's transport retry count
+ * @dst: the target's address, for the log lines of a connection that
+ *	has lost its CM id
  * @rep_pd: the target's CM REP (MPA reply on iWARP) carried private data
  * @established: rdma_cm reported ESTABLISHED
  * @ffp: full feature phase receive buffers are posted
@@ -329,6 +331,7 @@ struct isi_conn {
 	u32			ord;
 	u8			ack_timeout;
 	u8			retry_cnt;
+	struct sockaddr_storage	dst;
 	bool			rep_pd;
 	bool			established;
 	bool			ffp;
@@ -371,7 +374,8 @@ static inline struct isi_conn *isi_qp_conn(struct ib_wc *wc)
 /* conn.c */
 extern struct list_head isi_conn_list;
 extern struct mutex isi_conn_mutex;
-void isi_fail(struct isi_conn *ic, enum iscsi_err err);
+bool isi_fail(struct isi_conn *ic, enum iscsi_err err);
+bool isi_in_use(struct isi_conn *ic);
 void isi_wc_error(struct isi_conn *ic, struct ib_wc *wc, const char *what);
 void isi_cm_failed(struct isi_conn *ic, int err);
 

@@ -54,10 +54,18 @@
 #                     (intree-linkdown, in no set, FAILs for this).
 # --ack-timeout N sets ack_timeout=N on our modules (ib_iser, ib_isert) in
 # both guests, --retry-count R ib_iser's retry_count; both QPs must show
-# them in debugfs, and out-of-range values must be refused. The row logs
-# what ended the connection and when. soft-RoCE retries forever with a
-# retry count of 7 (rxe_comp.c decrements it only below 7), so the rows
-# that show the timers use 6.
+# them in debugfs, and out-of-range values must be refused. soft-RoCE
+# retries forever with a retry count of 7 (rxe_comp.c decrements it only
+# below 7), so the rows that show the timers use 6.
+# The row names what ended the connection and fails unless it is one of
+# three, each within its bound from the drop (a TCG slack of 3 s added):
+#   - the NOP-Out (conn error 1022): interval and timeout, 10 s;
+#   - the transport's retries (rxe0's retry_exceeded_err): retry_count + 1
+#     tries of the ACK timeout;
+#   - soft-RoCE's first retransmission, which runs a completed memory
+#     registration again and fails the QP (vm_rxe_retry_debug in
+#     guest/lib/peer.sh; the refused registration in the kernel log): two
+#     ACK timeouts.
 
 secs=${1:-}
 [ $# -gt 0 ] && shift
@@ -97,6 +105,7 @@ lf_qp_timers() {
 	shift
 	qpt=$(awk '/^(ack_timeout|retry_count):/ { printf "%s %s ", $1, $2 }' "$f")
 	vm_log "QP: $qpt"
+	qp_ackt=$(echo "$qpt" | awk '{ print $2 }')
 	want=${ackt:-1[79]}
 	for r in "$@"; do
 		# shellcheck disable=SC2027,SC2254 # $want is a pattern
@@ -293,6 +302,37 @@ lf_why() {
 	started=$(vm_conns_started)
 	echo "first failed command: ${failed:-none logged}; ${tmo:-no replacement timeout}; conn errors (code@uptime): ${conn:-none}; link cut at $(cat /tmp/linkflap.cut 2>/dev/null)s, back at $(cat /tmp/linkflap.up 2>/dev/null)s; send_err at cut and after $(cat /tmp/linkflap.senderr 2>/dev/null); GSI QP $(rdma resource show qp lqpn 1 2>/dev/null | grep -oE 'state [A-Z]+'); connections_started ${started:-?}; $(iscsiadm -m session -P 1 2>&1 | grep -m2 -E 'Session State|Internal iscsid' | tr -s ' \t\n' ' ')"
 }
+# lf_ended SECONDS CODE: name what ended the connection SECONDS after the
+# drop with conn error CODE (see the header), and fail when it is none of
+# the three or came later than its bound. The ACK timeout is the QP's as
+# our initiator's debugfs showed it, else --ack-timeout's, else rdma_cm's
+# largest default (19, 6.1's RoCE). A registration soft-RoCE refused is
+# logged with its time whatever ended the connection: Linux's initiator
+# ignores flushed completions, so its connection stays up on a QP in
+# error until the NOP-Out fails.
+lf_ended() {
+	local took=$1 code=$2 try what bound refused
+	try=$(awk -v a="${qp_ackt:-${ackt:-19}}" 'BEGIN { printf "%.3f", 4.096e-6 * 2 ^ a }')
+	refused=$(vm_scen_dmesg | grep -m1 -E 'rxe_reg_fast_mr: .*not free|rxe_invalidate_mr: ')
+	if [ -n "$refused" ]; then
+		vm_log "soft-RoCE refused a completed registration at its retransmission, $(echo "$refused" | sed -nE 's/^\[ *([0-9.]+)\].*/\1/p' | awk -v c="$(cat /tmp/linkflap.cut1)" '{ printf "%.1f", $1 - c }') s after the drop: ${refused#*] }"
+	fi
+	if [ "$code" = 1022 ]; then
+		what="the NOP-Out"
+		bound=13
+	elif [ "$(vm_rxe_counter retry_exceeded_err)" -ge 1 ] 2>/dev/null; then
+		what="the transport's retries"
+		bound=$(awk -v t="$try" -v r="${retry:-7}" 'BEGIN { print (r + 1) * t + 3 }')
+	elif [ -n "$refused" ]; then
+		what="soft-RoCE's first retransmission, which failed the QP"
+		bound=$(awk -v t="$try" 'BEGIN { print 2 * t + 3 }')
+	else
+		vm_fail "the connection ended by conn error (${code:-?}) $took s after the drop, by nothing this row knows: not the NOP-Out, no transport retries exhausted, no registration refused by soft-RoCE ($(vm_scen_dmesg | grep -E 'ib_iser|rxe0|completion failed' | tail -n 4 | paste -sd ';' -))"
+	fi
+	vm_log "ended by $what, conn error ($code), $took s after the drop (bound $bound s)"
+	awk -v t="$took" -v b="$bound" 'BEGIN { exit !(t <= b) }' ||
+		vm_fail "the connection ended by $what $took s after the drop, later than its bound of $bound s"
+}
 start=$(date +%s)
 if ! printf '%s\n' '[verify-across-link-flap]' 'rw=randwrite' 'bs=16k' \
 	'iodepth=8' 'size=24M' 'rate_iops=200' | vm_fio "$dev" link; then
@@ -337,15 +377,7 @@ cut1=$(cat /tmp/linkflap.cut1 2>/dev/null || echo "$cut_at")
 if [ -n "$detect" ] && [ -n "$cut_at" ] && [ -n "$cut1" ]; then
 	took=$(awk -v a="$cut1" -v b="$detect" 'BEGIN { printf "%.1f", b - a }')
 	vm_log "dead path detected $took s after sent frames were dropped ($(awk -v a="$cut_at" -v b="$cut1" 'BEGIN { printf "%.1f", b - a }') s to put the cut in place; NOP-Out interval 5 s, timeout 5 s; ack_timeout ${ackt:-default}, retry_count ${retry:-7}; rxe0 completer_retry_err $(vm_rxe_counter completer_retry_err), retry_exceeded_err $(vm_rxe_counter retry_exceeded_err))"
-	# what ended the connection: exhausted transport retries (rxe0's
-	# retry_exceeded_err; retry_count + 1 tries of the ACK timeout), the
-	# NOP-Out (1022), or a failure with no completion error logged, which
-	# on soft-RoCE often comes first, within a second of the cut (1011)
-	if [ "$(vm_rxe_counter retry_exceeded_err)" -ge 1 ] 2>/dev/null; then
-		vm_log "ended by the transport's retries (bound: $(awk -v a="${ackt:-17}" -v r="${retry:-7}" 'BEGIN { printf "%.2f", (r + 1) * 4.096e-6 * 2 ^ a }') s)"
-	else
-		vm_log "ended by $(echo "$errs" | head -n 1 | grep -oE 'conn error \([0-9]+\)'), not by the transport's retries"
-	fi
+	lf_ended "$took" "$(echo "$errs" | head -n 1 | sed -nE 's/.*conn error \(([0-9]+)\).*/\1/p')"
 else
 	vm_fail "no time of detection (cut at '$cut_at', '$cut1', first connection error at '$detect')"
 fi

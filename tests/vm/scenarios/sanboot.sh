@@ -116,7 +116,7 @@ if [ "$flap" -gt 0 ]; then
 	if vm_peer_await writing; then
 		sleep 3
 		imac=$(ip neigh show "$VM_INI_IP" dev "$nic" | awk '{ for (i = 1; i < NF; i++) if ($i == "lladdr") print $(i + 1) }')
-		[ -n "$imac" ] || imac=52:54:00:12:78:02
+		[ -n "$imac" ] || imac=$VM_INI_MAC
 		ip neigh replace "$VM_INI_IP" lladdr "$imac" dev "$nic" nud permanent
 		vm_log "$nic drops everything for $flap s (neighbour $VM_INI_IP pinned at $imac)"
 		acc_cut=$(cat "$stats/accepts" 2>/dev/null)

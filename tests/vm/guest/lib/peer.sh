@@ -51,11 +51,32 @@ vm_peer_rxe_up() {
 
 # vm_link_cut_prepare NIC: the qdiscs vm_link_cut uses (before login), and
 # the modules of its filter and action, loaded now: loaded by the first
-# "tc filter add", under TCG they take seconds of the cut's start.
+# "tc filter add", under TCG they take seconds of the cut's start. Also
+# turns on soft-RoCE's lines about retransmission (vm_rxe_retry_debug).
 vm_link_cut_prepare() {
 	vm_must tc qdisc add dev "$1" root handle 1: prio
 	vm_must tc qdisc add dev "$1" ingress
 	vm_must modprobe -a cls_matchall act_gact
+	vm_rxe_retry_debug
+}
+
+# vm_rxe_retry_debug: soft-RoCE logs each retransmit timer that fires and
+# each memory registration or invalidation its requester refuses (dynamic
+# debug; 6.1 warns of a refused registration on its own). Its requester
+# runs a completed REG_MR or LOCAL_INV again when it retransmits the
+# Sends in front of it (req_retry() rewinds to the oldest unacknowledged
+# work request, rxe_requester() executes local operations whatever their
+# state). The registration is refused ("mr->lkey = ... not free"), the
+# QP goes into the error state, and its flush hides the status: on
+# soft-RoCE the first retransmission of a send queue that holds a
+# completed registration ends the connection, one ACK timeout after the
+# last acknowledged packet.
+vm_rxe_retry_debug() {
+	local f
+	for f in retransmit_timer rxe_reg_fast_mr rxe_invalidate_mr; do
+		echo "func $f +p" 2>/dev/null >/sys/kernel/debug/dynamic_debug/control
+	done
+	return 0
 }
 
 # vm_link_cut NIC on|off [STAMP]: drop everything from now on / pass
