@@ -279,8 +279,8 @@ struct isi_host {
  * @ord: the QP's initiator depth (outgoing RDMA Reads)
  * @ack_timeout: the QP's local ACK timeout exponent
  * @retry_cnt: the QP's transport retry count
- * @dst: the target's address, for the log lines of a connection that
- *	has lost its CM id
+ * @dst: the target's address, for log lines written without @lock
+ *	(device removal may free the CM id meanwhile)
  * @rep_pd: the target's CM REP (MPA reply on iWARP) carried private data
  * @established: rdma_cm reported ESTABLISHED
  * @ffp: full feature phase receive buffers are posted
