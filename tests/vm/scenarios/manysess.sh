@@ -17,6 +17,11 @@
 #     and its login time is reported (the goal of issue #41 is 5 s on
 #     real hardware; here the bound is 60 s scaled, as the guest's two
 #     vCPUs run the whole storm);
+#   - in the first round too, at the same moment, that iface logs in to a
+#     portal that is listed but unreachable (an address of the link's
+#     subnet that nobody owns, with open-iscsi's default retries): the
+#     login must fail, within 180 s scaled, and leave no session; the
+#     time it took is reported;
 #   - verified I/O on every session at once: one fio job per disk, each
 #     on its own 256 KiB of the LUN, crc32c-verified;
 #   - one iscsiadm --logout of all: no session and no disk may remain,
@@ -154,6 +159,10 @@ vm_must iscsiadm -m iface -I iser-other -o new
 vm_must iscsiadm -m iface -I iser-other -o update -n iface.transport_name -v iser
 vm_must iscsiadm -m iface -I iser-other -o update -n iface.initiatorname -v "$other"
 vm_must iscsiadm -m node -T "$VM_TARGET_IQN" -p "$VM_TGT_IP:$VM_ISER_PORT,1" -I iser-other -o new
+# a portal nobody answers for: no host owns the address, so neither ARP
+# nor rdma_cm's address resolution ever completes
+dead=${VM_TGT_IP%.*}.99
+vm_must iscsiadm -m node -T "$VM_TARGET_IQN" -p "$dead:$VM_ISER_PORT,1" -I iser-other -o new
 
 base_res=$(res_counts)
 slab0=$(sunreclaim)
@@ -168,12 +177,32 @@ while [ "$r" -le "$rounds" ]; do
 	if [ "$r" = 1 ]; then
 		sleep 1
 		t1=$(ms)
+		(
+			timeout $((180 * scale)) iscsiadm -m node -T "$VM_TARGET_IQN" \
+				-p "$dead:$VM_ISER_PORT" -I iser-other --login \
+				>"$VM_SCEN_DIR/dead.log" 2>&1
+			echo "$? $(($(ms) - t1))" >"$VM_SCEN_DIR/dead.status"
+		) &
+		deadlogin=$!
 		vm_run timeout $((60 * scale)) iscsiadm -m node -T "$VM_TARGET_IQN" \
 			-p "$VM_TGT_IP:$VM_ISER_PORT" -I iser-other --login ||
 			vm_fail "the second initiator's login during the storm failed"
 		vm_log "the second initiator logged in during the storm in $(($(ms) - t1)) ms"
 	fi
 	wait "$storm" || vm_fail "iscsiadm --login of $nsess sessions: status $? ($(grep -v '^Logging in' "$VM_SCEN_DIR/storm-$r.log" | grep -v successful | head -n 3 | paste -sd ' ' -))"
+	if [ "$r" = 1 ]; then
+		wait "$deadlogin"
+		read -r rc took <"$VM_SCEN_DIR/dead.status" ||
+			vm_fail "no outcome of the login to the unreachable portal $dead"
+		[ "$rc" != 124 ] ||
+			vm_fail "the login to the unreachable portal $dead did not end within $((180 * scale)) s"
+		[ "$rc" != 0 ] ||
+			vm_fail "the login to the unreachable portal $dead succeeded"
+		! iscsiadm -m session 2>/dev/null | grep -qF "$dead:" ||
+			vm_fail "a session to the unreachable portal $dead remains after its failed login"
+		vm_log "the login to the unreachable portal $dead during the storm failed in $took ms (iscsiadm status $rc: $(grep -m1 -iE 'error|fail' "$VM_SCEN_DIR/dead.log"))"
+		vm_must iscsiadm -m node -T "$VM_TARGET_IQN" -p "$dead:$VM_ISER_PORT,1" -I iser-other -o delete
+	fi
 	vm_log "round $r: iscsiadm --login returned after $(($(ms) - t0)) ms"
 	vm_wait $((120 * scale)) storm_disks ||
 		vm_fail "$(storm_disks | wc -l) of $nsess sessions logged in with a disk"
