@@ -257,8 +257,7 @@ struct iscsi_endpoint *isi_ep_connect(struct Scsi_Host *shost,
 	ic->reg_cqe.done = isi_reg_done;
 	INIT_LIST_HEAD(&ic->entry);
 	ic->ep = ep;
-	memcpy(&ic->dst, dst, dst->sa_family == AF_INET ?
-	       sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6));
+	memcpy(&ic->dst, dst, rdma_addr_size(dst));
 	ic->state = ISI_PENDING;
 	ep->dd_data = ic;
 

@@ -58,7 +58,7 @@ bool isi_in_use(struct isi_conn *ic)
 	struct iscsi_conn *conn = READ_ONCE(ic->iconn);
 
 	return conn && READ_ONCE(ic->state) == ISI_UP &&
-	       !test_bit(ISDM_CONN_FAILED, &ic->base.flags) &&
+	       !isdm_conn_failed(&ic->base) &&
 	       READ_ONCE(conn->session->state) == ISCSI_STATE_LOGGED_IN;
 }
 

@@ -89,7 +89,7 @@ int isi_hello_send(struct isi_conn *ic)
 	isdm_hello_build(&ic->hello, min_t(u32, ic->ird, U16_MAX));
 	if (!isdm_credits_take(&ic->sq, 1)) {
 		pr_err_ratelimited("%pISpc: no send queue room for the iSER Hello\n",
-				   &ic->base.cm_id->route.addr.dst_addr);
+				   &ic->dst);
 		return -EAGAIN;
 	}
 	/*
@@ -104,7 +104,7 @@ int isi_hello_send(struct isi_conn *ic)
 	WRITE_ONCE(ic->hello_state, ISI_HELLO_NONE);
 	isdm_credits_give(&ic->sq, 1);
 	pr_err_ratelimited("%pISpc: cannot send the iSER Hello: %d\n",
-			   &ic->base.cm_id->route.addr.dst_addr, ret);
+			   &ic->dst, ret);
 	return ret;
 }
 
@@ -121,8 +121,7 @@ int isi_hello_send(struct isi_conn *ic)
  */
 void isi_hello_reply(struct isi_conn *ic, const u8 *buf, u32 len)
 {
-	struct sockaddr *dst =
-		(struct sockaddr *)&ic->base.cm_id->route.addr.dst_addr;
+	const struct sockaddr_storage *dst = &ic->dst;
 	struct isdm_hello_result res;
 	int ret;
 
@@ -189,20 +188,21 @@ static bool isi_hello_waits(struct isi_conn *ic)
 /**
  * isi_hello_wait() - wait for the HelloReply to the Hello just sent
  * @ic: the connection, its Hello posted (isi_hello_send())
- * @dst: the target's address, for the log lines
  *
  * RFC 5046 5.1.1: after the final Login Response, the initiator's first
  * iSER message is the Hello; the target's first is the HelloReply. Wait for
  * it a bounded time, without the connection's lock (a CM event or a device
  * removal that ends the connection takes it, and wakes us). Only @ic's own
  * fields are read here: device removal may have freed the CM id and the
- * QP, which is why the caller copies @dst while it holds the lock.
+ * QP, so the log lines name the target by the connection's copy of its
+ * address.
  *
  * Return: 0 once the target accepted; a negative errno (the connection
  * does not start).
  */
-int isi_hello_wait(struct isi_conn *ic, const struct sockaddr_storage *dst)
+int isi_hello_wait(struct isi_conn *ic)
 {
+	const struct sockaddr_storage *dst = &ic->dst;
 	long left;
 
 	left = msecs_to_jiffies(ISI_HELLO_TIMEOUT_MS);

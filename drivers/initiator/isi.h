@@ -279,8 +279,9 @@ struct isi_host {
  * @ord: the QP's initiator depth (outgoing RDMA Reads)
  * @ack_timeout: the QP's local ACK timeout exponent
  * @retry_cnt: the QP's transport retry count
- * @dst: the target's address, for log lines written without @lock
- *	(device removal may free the CM id meanwhile)
+ * @dst: the target's address (ep_connect's), for the log lines: those
+ *	written without @lock cannot read the CM id, which device removal
+ *	may free meanwhile
  * @rep_pd: the target's CM REP (MPA reply on iWARP) carried private data
  * @established: rdma_cm reported ESTABLISHED
  * @ffp: full feature phase receive buffers are posted
@@ -389,7 +390,7 @@ void isi_debugfs_exit(void);
 void isi_hello_reply(struct isi_conn *ic, const u8 *buf, u32 len);
 bool isi_hello_wanted(struct isi_conn *ic);
 int isi_hello_send(struct isi_conn *ic);
-int isi_hello_wait(struct isi_conn *ic, const struct sockaddr_storage *dst);
+int isi_hello_wait(struct isi_conn *ic);
 
 /* mr.c */
 u32 isi_io_pages(struct ib_device *ib_dev, u32 max_io_kb);

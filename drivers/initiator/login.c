@@ -83,7 +83,6 @@ int isi_conn_start(struct iscsi_cls_conn *cls_conn)
 {
 	struct iscsi_conn *conn = cls_conn->dd_data;
 	struct isi_conn *ic = conn->dd_data;
-	struct sockaddr_storage dst;
 	bool first = false, hello_sent = false;
 	u32 data_max, nr;
 	int ret = 0;
@@ -110,7 +109,6 @@ int isi_conn_start(struct iscsi_cls_conn *cls_conn)
 		first = true;
 		/* device removal, which takes the lock, cannot race these */
 		if (isi_hello_wanted(ic)) {
-			dst = ic->base.cm_id->route.addr.dst_addr;
 			ret = isi_hello_send(ic);
 			hello_sent = !ret;
 		}
@@ -120,7 +118,7 @@ unlock:
 	if (ret)
 		return ret;
 	if (hello_sent) {
-		ret = isi_hello_wait(ic, &dst);
+		ret = isi_hello_wait(ic);
 		if (ret)
 			return ret;
 	}

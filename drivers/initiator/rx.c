@@ -268,8 +268,7 @@ static void isi_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 			    login ? ISDM_PHASE_LOGIN : ISDM_PHASE_FFP,
 			    login ? ISI_LOGIN_DATA_MAX : ic->rx_data_max, &pdu);
 	if (ret) {
-		isdm_rx_log_bad(&ic->base.q.cm_id->route.addr.dst_addr, buf,
-				len, &ic->base.mode, ret);
+		isdm_rx_log_bad(&ic->dst, buf, len, &ic->base.mode, ret);
 		isi_fail(ic, ret == -E2BIG ? ISCSI_ERR_DATALEN :
 			 ISCSI_ERR_PROTO);
 		return;
