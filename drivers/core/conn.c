@@ -76,6 +76,38 @@ int isdm_queues_create(struct rdma_cm_id *cm_id, struct isdm_device *dev,
 EXPORT_SYMBOL_GPL(isdm_queues_create);
 
 /**
+ * isdm_qp_event_log() - log an asynchronous event of a connection's QP
+ * @ev: the event, as the QP's event handler got it
+ * @peer: the peer's address, for the line
+ *
+ * The events that move the QP to the error state outside any work
+ * request's completion (a catastrophic error, an invalid request, a remote
+ * access error: IBTA 11.6.3) get one rate-limited line each: every work
+ * request is flushed next, and a flushed completion does not say why.
+ * Any other event gets a debug line. The side's completion handlers fail
+ * the connection when the flushes arrive; this only names the cause.
+ *
+ * Context: any (the device's event context); does not sleep.
+ */
+void isdm_qp_event_log(const struct ib_event *ev,
+		       const struct sockaddr_storage *peer)
+{
+	switch (ev->event) {
+	case IB_EVENT_QP_FATAL:
+	case IB_EVENT_QP_REQ_ERR:
+	case IB_EVENT_QP_ACCESS_ERR:
+		pr_err_ratelimited("connection with %pISpc: QP event %s (%d): the queue pair is in the error state\n",
+				   peer, ib_event_msg(ev->event), ev->event);
+		break;
+	default:
+		pr_debug("connection with %pISpc: QP event %s (%d)\n", peer,
+			 ib_event_msg(ev->event), ev->event);
+		break;
+	}
+}
+EXPORT_SYMBOL_GPL(isdm_qp_event_log);
+
+/**
  * isdm_queues_drain() - flush every posted work request, once
  * @q: the connection's queues
  *

@@ -39,7 +39,9 @@ MODULE_PARM_DESC(retry_count,
 
 static void isi_qp_event(struct ib_event *ev, void *ctx)
 {
-	pr_debug("QP event %s (%d)\n", ib_event_msg(ev->event), ev->event);
+	struct isi_conn *ic = ctx;
+
+	isdm_qp_event_log(ev, &ic->dst);
 }
 
 static int isi_addr_resolved(struct isi_conn *ic)

@@ -43,7 +43,7 @@ static void ist_qp_event(struct ib_event *ev, void *ctx)
 	if (ev->event == IB_EVENT_COMM_EST)
 		rdma_notify(ic->base.cm_id, ev->event);
 	else
-		pr_debug("conn %p: QP event %s\n", ic, ib_event_msg(ev->event));
+		isdm_qp_event_log(ev, &ic->src);
 }
 
 static void ist_qp_timers(struct ist_conn *ic)

@@ -353,6 +353,8 @@ struct rdma_cm_id;
 
 int isdm_queues_create(struct rdma_cm_id *cm_id, struct isdm_device *dev,
 		       struct isdm_queues *q, const struct isdm_queue_attr *attr);
+void isdm_qp_event_log(const struct ib_event *ev,
+		       const struct sockaddr_storage *peer);
 void isdm_queues_drain(struct isdm_queues *q);
 void isdm_queues_destroy(struct isdm_queues *q);
 void isdm_queues_destroy_id(struct isdm_queues *q);
