@@ -36,6 +36,9 @@ if [ -n "${VM_PEER_ROLE:-}" ]; then
 	# the NICs' addresses, which lib/pair.sh gives qemu
 	VM_TGT_MAC=52:54:00:12:78:01
 	VM_INI_MAC=52:54:00:12:78:02
+	# the second link of a multipath row (lib/pair.sh vm_pair_nlinks)
+	VM_TGT_MAC2=52:54:00:12:79:01
+	VM_INI_MAC2=52:54:00:12:79:02
 else
 	VM_TGT_IP=192.168.77.1
 	VM_INI_IP=192.168.77.2

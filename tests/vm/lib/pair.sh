@@ -5,26 +5,56 @@
 # an initiator guest joined by a link.
 # Sourced by host.sh.
 
-# vm_free_port: print a TCP port on 127.0.0.1 that nothing listens on.
+# vm_free_port [AFTER]: print a TCP port on 127.0.0.1 that nothing listens
+# on, above AFTER when given (a second link's port, chosen before the first
+# one's listener exists).
 vm_free_port() {
 	local p base=$((20000 + $$ % 20000))
+	[ -z "${1:-}" ] || base=$(($1 + 1))
 	for ((p = base; p < base + 500; p++)); do
 		ss -Hltn "sport = :$p" 2>/dev/null | grep -q . || { echo "$p"; return 0; }
 	done
 	return 1
 }
 
-# vm_peer_start REL PJOB SIG PORT HARD: boot the target guest of a
+# vm_pair_links ROLE PORT [PORT2]: the qemu options of a guest's NICs in
+# the two-guest mode, one per line: the link on PORT and, with PORT2, a
+# second link (the second path of a multipath row). The target guest's
+# qemu (ROLE target) listens, the initiator's connects. The MACs are the
+# ones guest/lib.sh names (VM_TGT_MAC, VM_INI_MAC, VM_TGT_MAC2,
+# VM_INI_MAC2): the guest tells its NICs apart by them.
+vm_pair_links() {
+	local how=connect last=02 i=1 port
+	[ "$1" = target ] && how=listen last=01
+	shift
+	for port in "$@"; do
+		echo "-netdev"
+		echo "socket,id=n$i,$how=127.0.0.1:$port"
+		echo "-device"
+		echo "virtio-net-pci,netdev=n$i,mac=52:54:00:12:$((77 + i)):$last"
+		i=$((i + 1))
+	done
+}
+
+# vm_pair_nlinks ROW: how many links the two guests of ROW get: two for the
+# multipath body (its second path), one for every other
+vm_pair_nlinks() {
+	local name ini tgt def tmo body rest
+	read -r name ini tgt def tmo body rest <<<"$1"
+	[ "$body" = mpath ] && echo 2 || echo 1
+}
+
+# vm_peer_start REL PJOB SIG HARD PORT [PORT2]: boot the target guest of a
 # two-guest row in the background (its qemu listens on the link at
-# 127.0.0.1:PORT, so it starts first), with job directory PJOB, signal
-# directory SIG and the hard limit HARD seconds.  Its outcome is left in
-# files: PJOB/state, PJOB/state-reason, SIG/peer-gone once it stopped.
-# Sets VM_PEER_PID.
+# 127.0.0.1:PORT, and on a second one at PORT2, so it starts first), with
+# job directory PJOB, signal directory SIG and the hard limit HARD
+# seconds.  Its outcome is left in files: PJOB/state, PJOB/state-reason,
+# SIG/peer-gone once it stopped.  Sets VM_PEER_PID.
 vm_peer_start() {
-	local rel=$1 pjob=$2 sig=$3 port=$4 hard=$5
+	local rel=$1 pjob=$2 sig=$3 hard=$4
+	shift 4
 	(
-		VM_QEMU_EXTRA=(-netdev "socket,id=n1,listen=127.0.0.1:$port"
-			-device "virtio-net-pci,netdev=n1,mac=52:54:00:12:78:01")
+		mapfile -t VM_QEMU_EXTRA < <(vm_pair_links target "$@")
 		VM_APPEND_EXTRA="iser_vm.role=target iser_vm.sig=$sig"
 		vm_boot "$rel" "$pjob" "$hard" ""
 		state=$VM_STATE
@@ -88,13 +118,19 @@ vm_peer_finish() {
 # shellcheck disable=SC2034 # VM_PEER_* are for the caller
 vm_pair_boot() {
 	local rel=$1 job=$2 row=$3 handler=${4:-} name ini tgt def tmo rest
-	local pjob sig port hard phard ppid n save_cpus=$VM_CPUS save_mem=$VM_MEM
+	local pjob sig port ports hard phard ppid n save_cpus=$VM_CPUS save_mem=$VM_MEM
 	read -r name ini tgt def tmo rest <<<"$row"
 	pjob=$job/$name.peer
 	sig=$job/$name.sig
 	rm -rf "$pjob" "$sig"
 	mkdir -p "$pjob" "$sig" || vm_die "cannot create $pjob"
 	port=$(vm_free_port) || vm_die "no free TCP port on 127.0.0.1 for the guests' link"
+	ports=("$port")
+	if [ "$(vm_pair_nlinks "$row")" = 2 ]; then
+		port=$(vm_free_port "$port") ||
+			vm_die "no free TCP port on 127.0.0.1 for the guests' second link"
+		ports+=("$port")
+	fi
 	echo "$name none ${tgt%@peer} $def $((tmo + VM_PAIR_EXTRA)) $rest" >"$pjob/job.list"
 	echo "$name $ini none $def $tmo $rest" >"$job/job.list"
 	cp "$job/job.env" "$pjob/job.env" 2>/dev/null
@@ -104,18 +140,19 @@ vm_pair_boot() {
 	VM_MEM=$VM_PAIR_MEM
 	# the target guest's qemu listens on the link, so it starts first; it
 	# runs in a subshell, which leaves its outcome in files
-	vm_peer_start "$rel" "$pjob" "$sig" "$port" "$phard"
+	vm_peer_start "$rel" "$pjob" "$sig" "$phard" "${ports[@]}"
 	ppid=$VM_PEER_PID
-	# connect only once the listener is there (or qemu refuses to start)
+	# connect only once the listeners are there (or qemu refuses to start)
 	n=0
-	while ! ss -Hltn "sport = :$port" 2>/dev/null | grep -q .; do
-		kill -0 "$ppid" 2>/dev/null || break
-		n=$((n + 1))
-		[ $n -lt 300 ] || break
-		sleep 0.2
+	for port in "${ports[@]}"; do
+		while ! ss -Hltn "sport = :$port" 2>/dev/null | grep -q .; do
+			kill -0 "$ppid" 2>/dev/null || break
+			n=$((n + 1))
+			[ $n -lt 300 ] || break
+			sleep 0.2
+		done
 	done
-	VM_QEMU_EXTRA=(-netdev "socket,id=n1,connect=127.0.0.1:$port"
-		-device "virtio-net-pci,netdev=n1,mac=52:54:00:12:78:02")
+	mapfile -t VM_QEMU_EXTRA < <(vm_pair_links initiator "${ports[@]}")
 	VM_APPEND_EXTRA="iser_vm.role=initiator iser_vm.sig=$sig"
 	vm_boot "$rel" "$job" "$hard" "$handler"
 	VM_QEMU_EXTRA=()

@@ -361,7 +361,7 @@ vm_san_boot() {
 	phard=$((VM_BOOT_TIMEOUT + 300 + $# * hard + VM_PAIR_EXTRA + VM_PAIR_GRACE))
 	VM_CPUS=$VM_PAIR_CPUS
 	VM_MEM=$VM_PAIR_MEM
-	vm_peer_start "$rel" "$pjob" "$sig" "$port" "$phard"
+	vm_peer_start "$rel" "$pjob" "$sig" "$phard" "$port"
 	ppid=$VM_PEER_PID
 	# the target must serve the LUN before the initiator guest boots
 	n=0
@@ -386,8 +386,7 @@ vm_san_boot() {
 			bj=$job/$name.boot$b
 			mkdir -p "$bj"
 			rm -f "$bj/times" "$bj/case"
-			VM_QEMU_EXTRA=(-netdev "socket,id=n1,connect=127.0.0.1:$port"
-				-device "virtio-net-pci,netdev=n1,mac=52:54:00:12:78:02")
+			mapfile -t VM_QEMU_EXTRA < <(vm_pair_links initiator "$port")
 			VM_BOOT_INITRD=$initrd
 			VM_BOOT_SHARES=0
 			# initramfs-tools: ip= of klibc's ipconfig, the rest from

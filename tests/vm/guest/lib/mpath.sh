@@ -7,7 +7,8 @@
 # Documentation/admin-guide.md ("Multipath").
 # Sourced by ../lib.sh, with the rest of the library.
 
-# the second link: veth2 (the target's second address) and veth3
+# the second link: veth2 (the target's second address) and veth3 in one
+# guest, the second qemu link in the two-guest mode
 VM_TGT_IP2=192.168.79.1
 VM_INI_IP2=192.168.79.2
 VM_DEV2=${VM_RDMA}2
@@ -15,9 +16,17 @@ VM_DEV3=${VM_RDMA}3
 # open-iscsi's replacement_timeout for multipath: I/O of a path that is
 # down fails back to dm-multipath after this many seconds
 VM_MPATH_REPLACEMENT=5
+# NOP-Out interval and timeout: a silent path fails within about 3 s
+VM_MPATH_NOOP_INTERVAL=1
+VM_MPATH_NOOP_TIMEOUT=2
 
-# vm_rxe2_up: the second veth pair with an RDMA device on each end
+# vm_rxe2_up: the second veth pair with an RDMA device on each end; in the
+# two-guest mode, the second link between the guests (vm_peer_rxe2_up)
 vm_rxe2_up() {
+	if [ -n "${VM_PEER_ROLE:-}" ]; then
+		vm_peer_rxe2_up
+		return
+	fi
 	vm_must ip link add veth2 type veth peer name veth3
 	vm_must ip addr add "$VM_TGT_IP2/24" dev veth2
 	vm_must ip addr add "$VM_INI_IP2/24" dev veth3
@@ -65,15 +74,21 @@ vm_alua_tpg2() {
 }
 
 # vm_mpath_nodes IP...: an iSER node record per portal address, each with
-# the replacement_timeout multipath wants, and a login through each
+# the replacement_timeout multipath wants and the NOP-Out's interval and
+# timeout (a silent path fails within their sum), and a login through each
 vm_mpath_nodes() {
-	local ip
+	local ip n v
 	for ip in "$@"; do
 		vm_must iscsiadm -m node -T "$VM_TARGET_IQN" -p "$ip:$VM_ISER_PORT" \
 			-I iser -o new
-		vm_must iscsiadm -m node -T "$VM_TARGET_IQN" -p "$ip:$VM_ISER_PORT" \
-			-I iser -o update -n node.session.timeo.replacement_timeout \
-			-v "$VM_MPATH_REPLACEMENT"
+		for n in session.timeo.replacement_timeout:$VM_MPATH_REPLACEMENT \
+			conn[0].timeo.noop_out_interval:$VM_MPATH_NOOP_INTERVAL \
+			conn[0].timeo.noop_out_timeout:$VM_MPATH_NOOP_TIMEOUT; do
+			v=${n##*:}
+			vm_must iscsiadm -m node -T "$VM_TARGET_IQN" \
+				-p "$ip:$VM_ISER_PORT" -I iser -o update \
+				-n "node.${n%:*}" -v "$v"
+		done
 		vm_run timeout 120 iscsiadm -m node -T "$VM_TARGET_IQN" \
 			-p "$ip:$VM_ISER_PORT" -I iser --login ||
 			vm_fail "login through $ip failed"

@@ -4,12 +4,16 @@
 # Guest library: two-guest mode: soft-RoCE on the virtio NIC, link cuts, signals between the guests.
 # Sourced by ../lib.sh, with the rest of the library.
 
-# vm_peer_nic: the name of the virtio NIC (eth0 without udev).
+# vm_peer_nic [MAC]: the name of the virtio NIC with the address MAC, by
+# default this guest's on the first link (VM_TGT_MAC or VM_INI_MAC; no udev,
+# so the kernel's names eth0, eth1 follow the order of discovery).
 vm_peer_nic() {
-	local n drv
+	local n drv mac=${1:-$VM_INI_MAC}
+	[ -n "${1:-}" ] || [ "$VM_PEER_ROLE" != target ] || mac=$VM_TGT_MAC
 	for n in /sys/class/net/*; do
 		drv=$(readlink -f "$n/device/driver" 2>/dev/null)
-		[ "${drv##*/}" = virtio_net ] && { echo "${n##*/}"; return 0; }
+		[ "${drv##*/}" = virtio_net ] && [ "$(cat "$n/address")" = "$mac" ] &&
+			{ echo "${n##*/}"; return 0; }
 	done
 	return 1
 }
@@ -33,6 +37,29 @@ vm_peer_rxe_up() {
 	vm_log "$VM_PEER_ROLE guest: $nic $ip, $(rdma link show)"
 }
 
+# vm_peer_rxe2_up: this guest's address on the second link (VM_TGT_IP2 or
+# VM_INI_IP2) and $VM_DEV2 on its NIC; the other guest's address on that
+# link pinned to its MAC (see vm_link_cut and scenarios/linkflap.sh: a CM
+# message sent while ARP fails kills 6.12 soft-RoCE's GSI QP). Sets
+# VM_PEER_NIC2 to the NIC's name.
+# shellcheck disable=SC2034 # VM_PEER_NIC2 is for the scenario
+vm_peer_rxe2_up() {
+	local nic ip=$VM_INI_IP2 mac=$VM_INI_MAC2 peer=$VM_TGT_IP2 pmac=$VM_TGT_MAC2
+	[ "$VM_PEER_ROLE" = target ] &&
+		ip=$VM_TGT_IP2 mac=$VM_TGT_MAC2 peer=$VM_INI_IP2 pmac=$VM_INI_MAC2
+	vm_wait 10 vm_peer_nic "$mac" >/dev/null ||
+		vm_fail "no virtio NIC with $mac (the second link): $(ls /sys/class/net)"
+	nic=$(vm_peer_nic "$mac")
+	vm_must ip addr add "$ip/24" dev "$nic"
+	vm_must ip link set "$nic" up
+	vm_must ip neigh replace "$peer" lladdr "$pmac" dev "$nic" nud permanent
+	vm_must rdma link add "$VM_DEV2" type rxe netdev "$nic"
+	vm_wait 20 vm_rxe_active 2 ||
+		vm_fail "$VM_DEV2 on $nic not ACTIVE: $(rdma link show 2>&1 | tr '\n' ';')"
+	vm_log "$VM_PEER_ROLE guest, second link: $nic $ip, $(rdma link show | paste -sd ';' -)"
+	VM_PEER_NIC2=$nic
+}
+
 # A link outage in the two-guest mode: every frame this guest's NIC sends
 # or receives is lost, as when a cable or switch fails further along.
 # Lost, not refused: 6.12's soft-RoCE moves a QP to the error state when
@@ -45,18 +72,32 @@ vm_peer_rxe_up() {
 # gets through after the link is back, nobody reconnects (seen on 6.12 in
 # CI). So the qdiscs are put in place before any connection: a prio root
 # qdisc, which queues as the default pfifo_fast does, and the ingress
-# qdisc; the cut only adds a drop filter to each, which swaps no qdisc
-# and reports a dropped frame as sent (prio_classify(): TC_ACT_SHOT is
-# NET_XMIT_SUCCESS with __NET_XMIT_BYPASS, masked off by the core).
+# qdisc, each with a matchall filter whose one action (gact, shared by the
+# two filters) passes every frame. The cut only replaces that action's
+# verdict, pass or drop, in one tc command: it swaps no qdisc or filter,
+# both directions change at once, and a dropped frame is reported as sent
+# (prio_classify(): TC_ACT_SHOT is NET_XMIT_SUCCESS with
+# __NET_XMIT_BYPASS, masked off by the core).
 
-# vm_link_cut_prepare NIC: the qdiscs vm_link_cut uses (before login), and
-# the modules of its filter and action, loaded now: loaded by the first
-# "tc filter add", under TCG they take seconds of the cut's start. Also
-# turns on soft-RoCE's lines about retransmission (vm_rxe_retry_debug).
+# vm_link_cut_act NIC: the index of NIC's gact action (one per NIC, from
+# its ifindex: actions live in the network namespace, not in the device)
+vm_link_cut_act() {
+	echo $((1000 + $(cat "/sys/class/net/$1/ifindex")))
+}
+
+# vm_link_cut_prepare NIC: the qdiscs, the filters and the action vm_link_cut
+# uses (before login), frames passing. The modules of the filter and the
+# action load now: under TCG that takes seconds. Also turns on soft-RoCE's
+# lines about retransmission (vm_rxe_retry_debug).
 vm_link_cut_prepare() {
+	local act
+	act=$(vm_link_cut_act "$1")
+	vm_must modprobe -a cls_matchall act_gact
 	vm_must tc qdisc add dev "$1" root handle 1: prio
 	vm_must tc qdisc add dev "$1" ingress
-	vm_must modprobe -a cls_matchall act_gact
+	vm_must tc actions add action gact pass index "$act"
+	vm_must tc filter add dev "$1" parent 1: matchall action gact index "$act"
+	vm_must tc filter add dev "$1" parent ffff: matchall action gact index "$act"
 	vm_rxe_retry_debug
 }
 
@@ -79,25 +120,56 @@ vm_rxe_retry_debug() {
 	return 0
 }
 
-# vm_link_cut NIC on|off [STAMP]: drop everything from now on / pass
-# frames again. With STAMP, "on" writes the uptime once sent frames are
-# dropped (the egress filter is in place) to the file STAMP: a tc command
-# takes seconds under TCG, so the time before the cut is not its start.
+# vm_link_cut NIC on|off [STAMP]: drop every frame NIC sends or receives
+# from now on / pass them again (one tc command: about 0.2 s in an idle
+# guest, seconds in a busy one; vm_link_cut_batch makes it a line). With
+# STAMP, "on" writes the uptime once frames are dropped to the file STAMP:
+# the time before the command is not the cut's start.
 vm_link_cut() {
-	if [ "$2" = on ]; then
-		tc filter add dev "$1" parent 1: matchall action drop &&
-			{ [ -z "${3:-}" ] || cut -d' ' -f1 /proc/uptime >"$3"; } &&
-			tc filter add dev "$1" parent ffff: matchall action drop
+	local act verdict=pass
+	[ "$2" = on ] && verdict=drop
+	if [ -n "${VM_LINK_CUT_FD:-}" ]; then
+		echo "actions replace action gact $verdict index $VM_LINK_CUT_ACT" >&"$VM_LINK_CUT_FD" ||
+			return 1
 	else
-		tc filter del dev "$1" parent ffff:
-		tc filter del dev "$1" parent 1:
+		act=$(vm_link_cut_act "$1")
+		tc actions replace action gact "$verdict" index "$act" || return 1
 	fi
+	[ "$2" != on ] || [ -z "${3:-}" ] || cut -d' ' -f1 /proc/uptime >"$3"
 }
 
-# vm_link_cut_remove NIC: the qdiscs gone (after the connections are).
+# vm_link_cut_batch start NIC | stop: from start on, vm_link_cut NIC
+# writes its command to one tc process that stays (tc -batch on a FIFO,
+# fed through the descriptor VM_LINK_CUT_FD), and starts no process of its
+# own: a guest busy with I/O over soft-RoCE takes up to seconds to start
+# one, too long for a path that flaps every 2 s. stop ends it.
+vm_link_cut_batch() {
+	local fifo=/tmp/link-cut.fifo
+	if [ "$1" = start ]; then
+		VM_LINK_CUT_ACT=$(vm_link_cut_act "$2")
+		rm -f "$fifo"
+		vm_must mkfifo "$fifo"
+		tc -force -batch "$fifo" &
+		VM_LINK_CUT_PID=$!
+		exec {VM_LINK_CUT_FD}>"$fifo"
+	elif [ -n "${VM_LINK_CUT_FD:-}" ]; then
+		exec {VM_LINK_CUT_FD}>&-
+		VM_LINK_CUT_FD=""
+		wait "$VM_LINK_CUT_PID" 2>/dev/null
+		rm -f "$fifo"
+	fi
+	return 0
+}
+
+# vm_link_cut_remove NIC: the qdiscs, their filters and the action gone
+# (after the connections are).
 vm_link_cut_remove() {
+	local act
+	act=$(vm_link_cut_act "$1" 2>/dev/null) || return 0
 	tc qdisc del dev "$1" root 2>/dev/null
 	tc qdisc del dev "$1" ingress 2>/dev/null
+	tc actions del action gact index "$act" 2>/dev/null
+	return 0
 }
 
 # vm_rxe_counter NAME: soft-RoCE's counter NAME of rxe0 (hw_counters),
