@@ -293,7 +293,6 @@ if [ $flap = 1 ]; then
 		fi
 		kill -0 "$fio_pid" 2>/dev/null || vm_fail "fio ended while the path flapped"
 	done
-	[ $((k % 2)) = 0 ] || path_cut off
 	vm_link_cut_batch stop
 	exec {tick}>&-
 	vm_log "$flaps flaps in $(($(date +%s) - cut)) s ($late of $k changes over 25 cs late, $worst cs at worst); connections lost meanwhile: $(($(dmesg | grep -c 'detected conn error') - errs)); $cut_sd: $(vm_mpath_path_state "$cut_sd"), session $(vm_session_state_of_addr "$cut_ip")"

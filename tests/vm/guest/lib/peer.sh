@@ -18,23 +18,33 @@ vm_peer_nic() {
 	return 1
 }
 
+# vm_peer_link_up MAC IP DEV COUNT: the virtio NIC with the address MAC
+# gets IP and the soft-RoCE device DEV, which must be ACTIVE with COUNT
+# devices in all; sets VM_PEER_LINK_NIC to the NIC's name
+vm_peer_link_up() {
+	local mac=$1 ip=$2 dev=$3 count=$4 nic
+	vm_wait 10 vm_peer_nic "$mac" >/dev/null ||
+		vm_fail "no virtio NIC with $mac in the guest: $(ls /sys/class/net)"
+	nic=$(vm_peer_nic "$mac")
+	vm_must ip addr add "$ip/24" dev "$nic"
+	vm_must ip link set "$nic" up
+	vm_must rdma link add "$dev" type rxe netdev "$nic"
+	vm_wait 20 vm_rxe_active "$count" ||
+		vm_fail "$dev on $nic not ACTIVE: $(rdma link show 2>&1 | tr '\n' ';')"
+	vm_log "$VM_PEER_ROLE guest: $nic $ip, $(rdma link show | paste -sd ';' -)"
+	VM_PEER_LINK_NIC=$nic
+}
+
 # vm_peer_rxe_up: this guest's address on the link and rxe0 on its NIC.
 vm_peer_rxe_up() {
-	local nic ip=$VM_INI_IP
-	[ "$VM_PEER_ROLE" = target ] && ip=$VM_TGT_IP
+	local ip=$VM_INI_IP mac=$VM_INI_MAC
+	[ "$VM_PEER_ROLE" = target ] && ip=$VM_TGT_IP mac=$VM_TGT_MAC
 	[ "$VM_RDMA" = rxe ] ||
 		vm_fail "the two-guest mode has soft-RoCE only (VM_RDMA=$VM_RDMA)"
 	vm_must modprobe virtio_net
 	vm_must modprobe rdma_rxe
-	vm_wait 10 vm_peer_nic || vm_fail "no virtio NIC in the guest: $(ls /sys/class/net)"
-	nic=$(vm_peer_nic)
 	vm_must ip link set lo up
-	vm_must ip addr add "$ip/24" dev "$nic"
-	vm_must ip link set "$nic" up
-	vm_must rdma link add rxe0 type rxe netdev "$nic"
-	vm_wait 20 vm_rxe_active 1 ||
-		vm_fail "rxe0 on $nic not ACTIVE: $(rdma link show 2>&1 | tr '\n' ';')"
-	vm_log "$VM_PEER_ROLE guest: $nic $ip, $(rdma link show)"
+	vm_peer_link_up "$mac" "$ip" rxe0 1
 }
 
 # vm_peer_rxe2_up: this guest's address on the second link (VM_TGT_IP2 or
@@ -44,20 +54,12 @@ vm_peer_rxe_up() {
 # VM_PEER_NIC2 to the NIC's name.
 # shellcheck disable=SC2034 # VM_PEER_NIC2 is for the scenario
 vm_peer_rxe2_up() {
-	local nic ip=$VM_INI_IP2 mac=$VM_INI_MAC2 peer=$VM_TGT_IP2 pmac=$VM_TGT_MAC2
+	local ip=$VM_INI_IP2 mac=$VM_INI_MAC2 peer=$VM_TGT_IP2 pmac=$VM_TGT_MAC2
 	[ "$VM_PEER_ROLE" = target ] &&
 		ip=$VM_TGT_IP2 mac=$VM_TGT_MAC2 peer=$VM_INI_IP2 pmac=$VM_INI_MAC2
-	vm_wait 10 vm_peer_nic "$mac" >/dev/null ||
-		vm_fail "no virtio NIC with $mac (the second link): $(ls /sys/class/net)"
-	nic=$(vm_peer_nic "$mac")
-	vm_must ip addr add "$ip/24" dev "$nic"
-	vm_must ip link set "$nic" up
-	vm_must ip neigh replace "$peer" lladdr "$pmac" dev "$nic" nud permanent
-	vm_must rdma link add "$VM_DEV2" type rxe netdev "$nic"
-	vm_wait 20 vm_rxe_active 2 ||
-		vm_fail "$VM_DEV2 on $nic not ACTIVE: $(rdma link show 2>&1 | tr '\n' ';')"
-	vm_log "$VM_PEER_ROLE guest, second link: $nic $ip, $(rdma link show | paste -sd ';' -)"
-	VM_PEER_NIC2=$nic
+	vm_peer_link_up "$mac" "$ip" "$VM_DEV2" 2
+	VM_PEER_NIC2=$VM_PEER_LINK_NIC
+	vm_must ip neigh replace "$peer" lladdr "$pmac" dev "$VM_PEER_NIC2" nud permanent
 }
 
 # A link outage in the two-guest mode: every frame this guest's NIC sends
