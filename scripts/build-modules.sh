@@ -56,7 +56,8 @@ done
 cp -p "$top/Kbuild" "$out/Kbuild"
 
 log=$out/build.log
-args=(-C "$kdir" "M=$out")
+# every core: sparse and W=1 make each object slow to build
+args=(-C "$kdir" "M=$out" -j"$(nproc)")
 [ $strict = 1 ] && args+=(W=1)
 if [ $sparse = 1 ]; then
 	command -v sparse >/dev/null || { echo "build-modules: sparse is not installed" >&2; exit 1; }
