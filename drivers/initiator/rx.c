@@ -227,6 +227,12 @@ static void isi_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	bool login = d == &ic->login.rx;
 	u32 len = wc->byte_len;
 	bool spilled = false;
+	struct isdm_rx_spec spec = {
+		.peer		= &ic->dst,
+		.role		= ISDM_ROLE_INITIATOR,
+		.phase		= login ? ISDM_PHASE_LOGIN : ISDM_PHASE_FFP,
+		.max_data	= login ? ISI_LOGIN_DATA_MAX : ic->rx_data_max,
+	};
 	struct isdm_rx_pdu pdu;
 	struct iscsi_hdr *hdr;
 	void *buf = d->buf;
@@ -239,17 +245,9 @@ static void isi_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		isi_wc_error(ic, wc, "receive");
 		return;
 	}
-	/*
-	 * Once the connection failed, nothing that arrived behind the failing
-	 * PDU reaches libiscsi or the log: a peer that answered many tasks
-	 * with bad PDUs would otherwise log each one (and exhaust the log's
-	 * rate limit for the next connection's reason). The buffer is not
-	 * posted again: iscsid tears the connection down.
-	 */
-	if (!conn || isdm_conn_failed(&ic->base))
+	/* iscsid tears a failed connection down; nothing behind it is read */
+	if (!conn || !isdm_rx_begin(&ic->base, d))
 		return;
-	ib_dma_sync_single_for_cpu(ic->base.dev->ib_dev, d->dma, d->size,
-				   DMA_FROM_DEVICE);
 	if (len > d->size && !login) {
 		struct isi_host *ih = iscsi_host_priv(conn->session->host);
 
@@ -263,19 +261,10 @@ static void isi_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		isi_hello_reply(ic, buf, len);
 		goto repost;
 	}
-	ret = isdm_rx_parse(buf, len, &ic->base.mode,
-			    ISDM_ROLE_INITIATOR,
-			    login ? ISDM_PHASE_LOGIN : ISDM_PHASE_FFP,
-			    login ? ISI_LOGIN_DATA_MAX : ic->rx_data_max, &pdu);
+	ret = isdm_rx_check(&ic->base, buf, len, &spec, &pdu);
 	if (ret) {
-		isdm_rx_log_bad(&ic->dst, buf, len, &ic->base.mode, ret);
 		isi_fail(ic, ret == -E2BIG ? ISCSI_ERR_DATALEN :
-			 ISCSI_ERR_PROTO);
-		return;
-	}
-	if (pdu.ahs_len) {
-		pr_err_ratelimited("PDU 0x%x with an AHS refused\n", pdu.opcode);
-		isi_fail(ic, ISCSI_ERR_AHSLEN);
+			 ret == -ENOMSG ? ISCSI_ERR_AHSLEN : ISCSI_ERR_PROTO);
 		return;
 	}
 	hdr = (struct iscsi_hdr *)((u8 *)buf + pdu.bhs_off);

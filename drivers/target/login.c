@@ -87,6 +87,13 @@ static void ist_login_to_lio(struct ist_conn *ic, struct iscsi_login *login)
 void ist_login_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct ist_conn *ic = wc->qp->qp_context;
+	struct isdm_rx_spec spec = {
+		.peer		= &ic->src,
+		.role		= ISDM_ROLE_TARGET,
+		.phase		= ISDM_PHASE_LOGIN,
+		.max_data	= IST_LOGIN_DATA_MAX,
+		.ahs		= true,
+	};
 	struct isdm_rx_pdu pdu;
 	struct iscsi_login *login;
 	int ret;
@@ -95,14 +102,11 @@ void ist_login_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		ist_wc_failed(ic, wc, "login receive");
 		return;
 	}
-	ib_dma_sync_single_for_cpu(ic->base.dev->ib_dev, ic->login.rx.dma,
-				   ic->login.rx.size, DMA_FROM_DEVICE);
-	ret = isdm_rx_parse(ic->login.rx.buf, wc->byte_len, &ic->base.mode,
-			    ISDM_ROLE_TARGET, ISDM_PHASE_LOGIN,
-			    IST_LOGIN_DATA_MAX, &pdu);
+	if (!isdm_rx_begin(&ic->base, &ic->login.rx))
+		return;
+	ret = isdm_rx_check(&ic->base, ic->login.rx.buf, wc->byte_len, &spec,
+			    &pdu);
 	if (ret) {
-		isdm_rx_log_bad(&ic->src, ic->login.rx.buf, wc->byte_len,
-				&ic->base.mode, ret);
 		ist_conn_fail(ic, "malformed login PDU", ret);
 		return;
 	}

@@ -504,21 +504,21 @@ void ist_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 void ist_rx_process(struct ist_conn *ic, struct isdm_rx_desc *rx,
 		    u32 len)
 {
+	struct isdm_rx_spec spec = {
+		.peer		= &ic->src,
+		.role		= ISDM_ROLE_TARGET,
+		.phase		= ISDM_PHASE_FFP,
+		.max_data	= ic->rx_max_data,
+		.ahs		= true,	/* LIO parses it unchecked */
+		.reject		= true,
+	};
 	struct isdm_rx_pdu pdu;
 	bool first, kept = false;
 	int ret;
 
-	/*
-	 * Once the connection failed (a PDU was refused, the peer went
-	 * away), nothing that arrived behind the failing PDU may reach LIO:
-	 * the initiator sees the connection fail and retries those commands
-	 * elsewhere, and LIO would execute them on a connection it is
-	 * tearing down. The receive buffer is not posted again.
-	 */
-	if (isdm_conn_failed(&ic->base) || ic->hello_refused)
+	/* LIO would execute what follows a failure on a dying connection */
+	if (ic->hello_refused || !isdm_rx_begin(&ic->base, rx))
 		return;
-	ib_dma_sync_single_for_cpu(ic->base.dev->ib_dev, rx->dma, rx->size,
-				   DMA_FROM_DEVICE);
 
 	first = !ic->ffp_seen;
 	ic->ffp_seen = true;
@@ -535,9 +535,7 @@ void ist_rx_process(struct ist_conn *ic, struct isdm_rx_desc *rx,
 		goto fail;
 	}
 
-	ret = isdm_rx_parse(rx->buf, len, &ic->base.mode,
-			    ISDM_ROLE_TARGET, ISDM_PHASE_FFP, ic->rx_max_data,
-			    &pdu);
+	ret = isdm_rx_check(&ic->base, rx->buf, len, &spec, &pdu);
 	if (ret == -EPERM || ret == -EPROTOTYPE) {
 		/* Login in full feature phase, SNACK: Reject (RFC 5046 7.3) */
 		pr_err_ratelimited("connection from %pISpc: PDU 0x%02x not allowed with iSER here; rejecting it\n",
@@ -549,19 +547,8 @@ void ist_rx_process(struct ist_conn *ic, struct isdm_rx_desc *rx,
 		ret = 0;
 		goto repost;
 	}
-	if (ret) {
-		isdm_rx_log_bad(&ic->src, rx->buf, len, &ic->base.mode, ret);
+	if (ret)
 		goto fail;
-	}
-	/* LIO parses the AHS and the CDB without checking them */
-	ret = isdm_check_ahs((u8 *)rx->buf + pdu.bhs_off,
-			     (u8 *)rx->buf + pdu.bhs_off + ISDM_BHS_LEN,
-			     pdu.ahs_len);
-	if (ret) {
-		pr_err_ratelimited("connection from %pISpc: PDU 0x%02x with a bad AHS (%d); closing\n",
-				   &ic->src, pdu.opcode, ret);
-		goto fail;
-	}
 	/* LIO's handlers return > 0 for "handled, nothing more to do" */
 	ret = ist_rx_pdu(ic, rx, len, &pdu, &kept);
 	if (ret < 0)

@@ -391,6 +391,30 @@ bool isdm_wc_log(const struct ib_wc *wc, const char *what,
 		 const struct sockaddr_storage *peer);
 void isdm_rx_log_bad(const struct sockaddr_storage *peer, const void *buf,
 		     u32 len, const struct isdm_mode *mode, int err);
+
+/**
+ * struct isdm_rx_spec - the receiving side's rules for isdm_rx_check()
+ * @peer: the peer's address, for the log lines
+ * @role: our side (the peer sends the other side's opcodes)
+ * @phase: Login Phase or Full Feature Phase
+ * @max_data: the largest data segment taken (our MaxRecvDataSegmentLength,
+ *	or the login buffer's size)
+ * @ahs: an AHS is taken (and checked); without it any AHS is refused
+ * @reject: a PDU iSER forbids in a Send or one not allowed in @phase
+ *	comes back unlogged, to be answered with a Reject
+ */
+struct isdm_rx_spec {
+	const struct sockaddr_storage	*peer;
+	enum isdm_role			role;
+	enum isdm_phase			phase;
+	u32				max_data;
+	bool				ahs;
+	bool				reject;
+};
+
+bool isdm_rx_begin(struct isdm_conn *c, struct isdm_rx_desc *d);
+int isdm_rx_check(struct isdm_conn *c, const void *buf, u32 len,
+		  const struct isdm_rx_spec *spec, struct isdm_rx_pdu *pdu);
 int isdm_tx_ring_alloc(struct isdm_device *dev, struct isdm_tx_ring *r,
 		       u32 nr, u32 slot_size, const struct isdm_mode *mode);
 void isdm_tx_ring_free(struct isdm_device *dev, struct isdm_tx_ring *r);
