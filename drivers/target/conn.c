@@ -87,7 +87,6 @@ static void ist_conn_destroy_bufs(struct ist_conn *ic)
 {
 	isdm_queues_destroy(&ic->base.q);
 	isdm_rx_ring_free(ic->base.dev, &ic->rx_ring);
-	ic->rx = NULL;
 	isdm_tx_ring_free(ic->base.dev, &ic->tx_ring);
 	isdm_tx_unmap(ic->base.dev, &ic->login_tx);
 	isdm_login_buf_free(ic->base.dev, &ic->login);

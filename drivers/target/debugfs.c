@@ -61,10 +61,10 @@ static void ist_conn_show(struct isdm_conn *base, void *arg)
 			   READ_ONCE(ic->view.hello_ver),
 			   READ_ONCE(ic->view.hello_rej) ?
 			   ", rejected" : "");
-	if (ic->state >= IST_CONN_FULL_FEATURE && ic->nr_rx) {
+	if (ic->state >= IST_CONN_FULL_FEATURE && ic->rx_ring.desc) {
 		seq_printf(m, "session: %s\n", ic->view.discovery ?
 			   "discovery" : "normal");
-		seq_printf(m, "rx_buffers: %u\n", ic->nr_rx);
+		seq_printf(m, "rx_buffers: %u\n", ic->rx_ring.nr);
 		seq_printf(m, "rx_data_bytes: %u\n", ic->rx_max_data);
 		seq_printf(m, "target_recv_dsl: %u\n",
 			   ic->view.tgt_rdsl);

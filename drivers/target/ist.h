@@ -227,8 +227,6 @@ struct ist_conn_view {
  * @login_queued: we queued LIO's login work at least once (under @lock)
  * @login_tx_done: completed when no login response is in flight
  * @rx_ring: full-feature receive buffers, packed at their exact size
- * @rx: their descriptors (@rx_ring.desc)
- * @nr_rx: how many
  * @tx_ring: the Send buffers of full-feature commands, one per tag
  * @rx_max_data: the largest data segment we accept in full feature phase
  * @prelogin_work: closes the connection when no login PDU arrives in time
@@ -309,8 +307,6 @@ struct ist_conn {
 	struct completion	login_tx_done;
 
 	struct isdm_rx_ring	rx_ring;
-	struct isdm_rx_desc	*rx;
-	u32			nr_rx;
 	struct isdm_tx_ring	tx_ring;
 	u32			rx_max_data;
 

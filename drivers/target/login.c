@@ -334,10 +334,9 @@ void ist_get_rx_pdu(struct iscsit_conn *conn)
 		       &ic->src, n, size, ret);
 		return;
 	}
-	ic->rx = ic->rx_ring.desc;
-	ic->nr_rx = n;
 	for (i = 0; i < n; i++) {
-		ret = isdm_rx_post(ic->base.q.qp, ic->base.dev, &ic->rx[i]);
+		ret = isdm_rx_post(ic->base.q.qp, ic->base.dev,
+				   &ic->rx_ring.desc[i]);
 		if (ret) {
 			pr_err("connection from %pISpc: cannot post %u receive buffers of %u bytes (%d)\n",
 			       &ic->src, n, size, ret);
