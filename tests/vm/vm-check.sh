@@ -44,10 +44,15 @@ log buffer, default 64M), ISER_VM_MODDIR (our .ko tree in the guest, default
 build/<release>), ISER_VM_RDMA (siw: every row over soft-iWARP, built by
 make siw; one row: "siw:BODY" in the list), ISER_VM_MEM, ISER_VM_CPUS,
 ISER_VM_BOOT_TIMEOUT,
+ISER_VM_SCENARIO_SLACK (seconds a row may overrun its timeout for
+teardown and checks, default 150), ISER_VM_ICOUNT (1: one vCPU under
+qemu's icount, make bench's exact mode),
 ISER_VM_APPEND (extra kernel command line, e.g. slub_debug=FZPU),
 ISER_VM_PAIR_CPUS, ISER_VM_PAIR_MEM, ISER_VM_PAIR_GRACE (two-guest rows),
 ISER_VM_SAN_BOOT_TIMEOUT (boot-from-SAN rows: seconds until the booted
-root runs, default 300).
+root runs, default 300), ISER_VM_SAN_BAD_SETTLE (seconds a failed boot's
+guest is kept for late kernel reports, default 25), ISER_VM_IPXE (iPXE
+image of the --ibft rows, default /boot/ipxe.lkrn).
 EOF
 }
 
