@@ -233,8 +233,9 @@ EXPORT_SYMBOL_GPL(isdm_rx_post);
  *
  * Context: any; does not sleep.
  */
-void isdm_rx_log_bad(const struct sockaddr_storage *peer, const void *buf,
-		     u32 len, const struct isdm_mode *mode, int err)
+static void isdm_rx_log_bad(const struct sockaddr_storage *peer,
+			    const void *buf, u32 len,
+			    const struct isdm_mode *mode, int err)
 {
 	const u8 *b = buf;
 	char who[64] = "";
@@ -250,7 +251,6 @@ void isdm_rx_log_bad(const struct sockaddr_storage *peer, const void *buf,
 		pr_err_ratelimited("%sbad PDU received (%u bytes): %s (%d)\n",
 				   who, len, isdm_rx_strerror(err), err);
 }
-EXPORT_SYMBOL_GPL(isdm_rx_log_bad);
 
 /**
  * isdm_rx_begin() - the first step of a receive completion

@@ -255,7 +255,6 @@ int isdm_rx_parse(const void *buf, size_t len, const struct isdm_mode *mode,
 	isdm_hdr_stags(buf, mode, &pdu->stags);
 	return 0;
 }
-EXPORT_SYMBOL_GPL(isdm_rx_parse);
 
 /**
  * isdm_rx_strerror() - what isdm_rx_parse() found wrong, in words
@@ -292,7 +291,6 @@ const char *isdm_rx_strerror(int err)
 		return "malformed";
 	}
 }
-EXPORT_SYMBOL_GPL(isdm_rx_strerror);
 
 /**
  * isdm_check_cmd_stags() - check a SCSI Command's STags against its direction
@@ -464,7 +462,6 @@ int isdm_check_ahs(const void *bhs, const void *ahs, __u32 ahs_len)
 		return -EBADMSG;
 	return 0;
 }
-EXPORT_SYMBOL_GPL(isdm_check_ahs);
 
 /**
  * isdm_pdu_classify() - RFC 5046 7.1/7.2 type of an iSCSI PDU

@@ -389,8 +389,6 @@ int isdm_hello_post(struct isdm_conn *c, struct isdm_tx *tx, void *msg,
 		    u32 len, void (*done)(struct ib_cq *cq, struct ib_wc *wc));
 bool isdm_wc_log(const struct ib_wc *wc, const char *what,
 		 const struct sockaddr_storage *peer);
-void isdm_rx_log_bad(const struct sockaddr_storage *peer, const void *buf,
-		     u32 len, const struct isdm_mode *mode, int err);
 
 /**
  * struct isdm_rx_spec - the receiving side's rules for isdm_rx_check()
