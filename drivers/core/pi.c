@@ -11,6 +11,7 @@
 #ifdef __KERNEL__
 #include <linux/crc-t10dif.h>
 #include <linux/errno.h>
+#include <linux/export.h>
 #include <linux/kernel.h>
 #include <asm/byteorder.h>
 #endif
@@ -74,6 +75,7 @@ int isdm_pi_data_len(__u32 wire_len, __u32 interval, __u32 *data_len)
 	*data_len = wire_len / unit * interval;
 	return 0;
 }
+EXPORT_SYMBOL_GPL(isdm_pi_data_len);
 
 /**
  * isdm_pi_locate() - map an offset of the wire stream to its buffer
@@ -114,26 +116,51 @@ __u16 isdm_pi_guard(const void *data, __u32 len)
 }
 
 /**
- * isdm_pi_generate() - the tuple of one interval
- * @data: the interval's data, @interval bytes
- * @interval: protection interval
+ * isdm_pi_guard_update() - go on with a guard over the next piece of data
+ * @crc: the guard of the interval's bytes before @data (0 at its start)
+ * @data: the next bytes
+ * @len: their number
+ *
+ * Return: the guard of the bytes so far.
+ */
+__u16 isdm_pi_guard_update(__u16 crc, const void *data, __u32 len)
+{
+	return crc_t10dif_update(crc, data, len);
+}
+
+/**
+ * isdm_pi_tuple_make() - the tuple of one interval
+ * @guard: the interval's guard (isdm_pi_guard())
  * @type: protection type, 1 to 3
  * @ref: the reference tag: the interval's LBA for types 1 and 2; type 3
  *	keeps its reference tag at the escape value
  * @t: set to the guard, an application tag of 0 and the reference tag
  */
-void isdm_pi_generate(const void *data, __u32 interval, __u8 type,
-		      __u32 ref, struct isdm_pi_tuple *t)
+void isdm_pi_tuple_make(__u16 guard, __u8 type, __u32 ref,
+			struct isdm_pi_tuple *t)
 {
-	t->guard = cpu_to_be16(isdm_pi_guard(data, interval));
+	t->guard = cpu_to_be16(guard);
 	t->app = 0;
 	t->ref = cpu_to_be32(type == 3 ? ISDM_PI_REF_ESCAPE : ref);
 }
 
 /**
- * isdm_pi_verify() - check one interval against its tuple
+ * isdm_pi_generate() - the tuple of one interval, from its data
  * @data: the interval's data, @interval bytes
  * @interval: protection interval
+ * @type: protection type, 1 to 3
+ * @ref: the reference tag (isdm_pi_tuple_make())
+ * @t: set to the tuple
+ */
+void isdm_pi_generate(const void *data, __u32 interval, __u8 type,
+		      __u32 ref, struct isdm_pi_tuple *t)
+{
+	isdm_pi_tuple_make(isdm_pi_guard(data, interval), type, ref, t);
+}
+
+/**
+ * isdm_pi_tuple_check() - check a received tuple against its interval
+ * @guard: the guard computed over the interval's data
  * @type: protection type, 1 to 3
  * @ref: the expected reference tag (types 1 and 2)
  * @checks: ISDM_PI_CHECK_GUARD and ISDM_PI_CHECK_REF, as the block layer
@@ -146,18 +173,36 @@ void isdm_pi_generate(const void *data, __u32 interval, __u8 type,
  *
  * Return: ISDM_PI_OK, or the first check that failed.
  */
-enum isdm_pi_err isdm_pi_verify(const void *data, __u32 interval, __u8 type,
-				__u32 ref, unsigned int checks,
-				const struct isdm_pi_tuple *t)
+enum isdm_pi_err isdm_pi_tuple_check(__u16 guard, __u8 type, __u32 ref,
+				     unsigned int checks,
+				     const struct isdm_pi_tuple *t)
 {
 	if (be16_to_cpu(t->app) == ISDM_PI_APP_ESCAPE &&
 	    (type != 3 || be32_to_cpu(t->ref) == ISDM_PI_REF_ESCAPE))
 		return ISDM_PI_OK;
-	if ((checks & ISDM_PI_CHECK_GUARD) &&
-	    be16_to_cpu(t->guard) != isdm_pi_guard(data, interval))
+	if ((checks & ISDM_PI_CHECK_GUARD) && be16_to_cpu(t->guard) != guard)
 		return ISDM_PI_GUARD;
 	if ((checks & ISDM_PI_CHECK_REF) && type != 3 &&
 	    be32_to_cpu(t->ref) != ref)
 		return ISDM_PI_REF;
 	return ISDM_PI_OK;
+}
+
+/**
+ * isdm_pi_verify() - check one interval against its tuple
+ * @data: the interval's data, @interval bytes
+ * @interval: protection interval
+ * @type: protection type, 1 to 3
+ * @ref: the expected reference tag (types 1 and 2)
+ * @checks: what to check (isdm_pi_tuple_check())
+ * @t: the tuple received
+ *
+ * Return: ISDM_PI_OK, or the first check that failed.
+ */
+enum isdm_pi_err isdm_pi_verify(const void *data, __u32 interval, __u8 type,
+				__u32 ref, unsigned int checks,
+				const struct isdm_pi_tuple *t)
+{
+	return isdm_pi_tuple_check(isdm_pi_guard(data, interval), type, ref,
+				   checks, t);
 }

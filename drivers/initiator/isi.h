@@ -8,7 +8,7 @@
  *
  *   main.c      the module, the SCSI host template with its error
  *               handlers, sessions, the iscsi_transport
- *               -> cm, login, teardown, tx, mr, debugfs, conn
+ *               -> cm, login, teardown, tx, mr, pi, debugfs, conn
  *   cm.c        rdma_cm: ep_connect, the CM event handler, ep_poll,
  *               ep_disconnect -> teardown, rx, mr, conn
  *   login.c     bind_conn, start_conn -> hello, rx, mr, debugfs
@@ -16,7 +16,10 @@
  *               -> rx, mr, debugfs, conn
  *   tx.c        Sends and their completions -> mr, conn
  *   rx.c        receive buffers and the PDUs received -> hello, conn
- *   mr.c        FRWR registration, bounce buffers, invalidation -> conn
+ *   mr.c        FRWR registration, bounce buffers, invalidation
+ *               -> pi, conn
+ *   pi.c        T10 protection information: the host's registration, the
+ *               bounce buffer in the wire layout, libiscsi's check
  *   hello.c     the iSER Hello, its reply and the wait for it
  *   debugfs.c   the debugfs view
  *   conn.c      the connection list, the "fail once" path
@@ -189,6 +192,9 @@ struct isi_fr {
  *	response without remote invalidation
  * @inv_cqe: completion of that LOCAL_INV; the task reference it holds
  *	keeps the command from completing to SCSI until then
+ * @pi: @bounce holds the data in the wire layout of protection
+ *	information (pi.c)
+ * @pi_split: a protected READ's data was handed to the command
  */
 struct isi_task {
 	struct isi_tx		tx;
@@ -206,6 +212,8 @@ struct isi_task {
 	bool			rsp_seen;
 	bool			inv_slot;
 	struct ib_cqe		inv_cqe;
+	bool			pi;
+	bool			pi_split;
 };
 
 /**
@@ -392,6 +400,12 @@ bool isi_hello_wanted(struct isi_conn *ic);
 int isi_hello_send(struct isi_conn *ic);
 int isi_hello_wait(struct isi_conn *ic);
 
+/* pi.c */
+bool isi_pi_host_setup(struct Scsi_Host *shost);
+bool isi_pi_cmd(struct scsi_cmnd *sc);
+int isi_pi_bounce(struct isi_task *it, struct scsi_cmnd *sc);
+u8 isi_check_protection(struct iscsi_task *task, sector_t *sector);
+
 /* mr.c */
 u32 isi_io_pages(struct ib_device *ib_dev, u32 max_io_kb);
 int isi_fr_pool_init(struct isi_conn *ic, u32 nr, u32 pages);
@@ -404,7 +418,6 @@ int isi_reg_data(struct isi_conn *ic, struct iscsi_task *task,
 		 struct isdm_stags *st, struct ib_send_wr **first,
 		 struct ib_reg_wr *reg, struct ib_send_wr *inv);
 void isi_reg_undo(struct isi_task *it);
-void isi_bounce_free(struct sg_table *t);
 void isi_detach_tasks(struct isi_conn *ic, struct iscsi_conn *conn);
 
 /* rx.c */

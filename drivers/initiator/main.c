@@ -164,6 +164,13 @@ isi_session_create(struct iscsi_endpoint *ep, u16 cmds_max, u16 qdepth,
 	shost->can_queue = min_t(u16, cmds_max, ISI_CMDS_MAX);
 	/* FRWR with IB_MR_TYPE_MEM_REG: every middle entry a whole page */
 	shost->virt_boundary_mask = SZ_4K - 1;
+	/*
+	 * With protection information the MR holds a tuple per 512 bytes
+	 * too: the data of a command is at most 512/520 of it, in 4 KiB
+	 */
+	if (isi_pi_host_setup(shost))
+		shost->max_sectors = rounddown((u64)pages * SZ_4K * 512 / 520,
+					       SZ_4K) >> SECTOR_SHIFT;
 
 	/*
 	 * The device's parent, held by a reference rather than by ic->lock:
@@ -352,6 +359,7 @@ static struct iscsi_transport isi_transport = {
 	.init_task		= isi_init_task,
 	.xmit_task		= isi_xmit_task,
 	.cleanup_task		= isi_cleanup_task,
+	.check_protection	= isi_check_protection,
 	.alloc_pdu		= isi_alloc_pdu,
 	.session_recovery_timedout = iscsi_session_recovery_timedout,
 	.ep_connect		= isi_ep_connect,

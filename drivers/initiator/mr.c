@@ -67,28 +67,10 @@ int isi_fr_pool_init(struct isi_conn *ic, u32 nr, u32 pages)
 	return 0;
 }
 
-/**
- * isi_bounce_free() - free a bounce buffer and its pages
- * @t: the buffer; nothing is done when @t->sgl is NULL
- */
-void isi_bounce_free(struct sg_table *t)
-{
-	struct scatterlist *sg;
-	unsigned int i;
-
-	if (!t->sgl)
-		return;
-	for_each_sg(t->sgl, sg, t->orig_nents, i)
-		if (sg_page(sg))
-			__free_page(sg_page(sg));
-	sg_free_table(t);
-	t->sgl = NULL;
-}
-
 /* Free the pages @fr held for an ended task: @fr no longer reaches them. */
 static void isi_fr_release_held(struct isi_fr *fr)
 {
-	isi_bounce_free(&fr->held);
+	isdm_bounce_free(&fr->held);
 }
 
 /**
@@ -320,8 +302,11 @@ void isi_unmap_data(struct isi_conn *ic, struct isi_task *it,
 		it->nents = 0;
 	}
 	if (it->bounce.sgl) {
-		/* a READ's data reaches the command before it completes */
-		if (it->dir == DMA_FROM_DEVICE)
+		/*
+		 * a READ's data reaches the command before it completes
+		 * (a protected one's at its response: isi_check_protection())
+		 */
+		if (it->dir == DMA_FROM_DEVICE && !it->pi)
 			isi_bounce_copy(&it->bounce, sc, false);
 		/*
 		 * A task that ended without a SCSI Response leaves its MR
@@ -336,10 +321,12 @@ void isi_unmap_data(struct isi_conn *ic, struct isi_task *it,
 			fr->held = it->bounce;
 			atomic_inc(&ih->bounce_held);
 		} else {
-			isi_bounce_free(&it->bounce);
+			isdm_bounce_free(&it->bounce);
 		}
 		it->bounce.sgl = NULL;
 	}
+	it->pi = false;
+	it->pi_split = false;
 	if (fr) {
 		isi_fr_put(ic, fr);
 		it->fr = NULL;
@@ -358,28 +345,14 @@ void isi_unmap_data(struct isi_conn *ic, struct isi_task *it,
  */
 static int isi_bounce(struct isi_task *it, struct scsi_cmnd *sc)
 {
-	u32 len = scsi_bufflen(sc), n = DIV_ROUND_UP(len, PAGE_SIZE);
-	struct scatterlist *sg;
-	unsigned int i;
+	int ret = isdm_bounce_alloc(&it->bounce, scsi_bufflen(sc), GFP_ATOMIC);
 
-	if (sg_alloc_table(&it->bounce, n, GFP_ATOMIC | __GFP_NOWARN)) {
-		it->bounce.sgl = NULL;
-		return -ENOMEM;
-	}
-	for_each_sg(it->bounce.sgl, sg, n, i) {
-		struct page *page = alloc_page(GFP_ATOMIC | __GFP_NOWARN);
-
-		if (!page) {
-			isi_bounce_free(&it->bounce);
-			return -ENOMEM;
-		}
-		sg_set_page(sg, page, min_t(u32, len, PAGE_SIZE), 0);
-		len -= sg->length;
-	}
+	if (ret)
+		return ret;
 	if (it->dir == DMA_TO_DEVICE)
 		isi_bounce_copy(&it->bounce, sc, true);
 	it->sgl = it->bounce.sgl;
-	it->sg_count = n;
+	it->sg_count = it->bounce.orig_nents;
 	return 0;
 }
 
@@ -405,14 +378,19 @@ int isi_reg_data(struct isi_conn *ic, struct iscsi_task *task,
 	struct scsi_cmnd *sc = task->sc;
 	struct ib_device *ib_dev = ic->base.dev->ib_dev;
 	bool write = sc->sc_data_direction == DMA_TO_DEVICE;
-	u32 edtl = scsi_bufflen(sc);
+	u32 edtl = scsi_transfer_length(sc);
 	struct ib_mr *mr;
 	int n, ret;
 
 	it->dir = write ? DMA_TO_DEVICE : DMA_FROM_DEVICE;
 	it->sgl = scsi_sglist(sc);
 	it->sg_count = scsi_sg_count(sc);
-	if (ic->base.mode.zbva && (it->sgl->offset & (SZ_4K - 1))) {
+	if (isi_pi_cmd(sc)) {
+		/* the wire layout, tuples included, in pages of its own */
+		ret = isi_pi_bounce(it, sc);
+		if (ret)
+			return ret;
+	} else if (ic->base.mode.zbva && (it->sgl->offset & (SZ_4K - 1))) {
 		/*
 		 * Zero-based: tagged offset 0 must be the first byte of a
 		 * page of the MR, so a buffer that starts inside a page
@@ -534,7 +512,7 @@ void isi_detach_tasks(struct isi_conn *ic, struct iscsi_conn *conn)
 		it->nents = 0;
 		it->fr = NULL;
 		it->inv_slot = false;
-		isi_bounce_free(&it->bounce);
+		isdm_bounce_free(&it->bounce);
 	}
 	spin_unlock_bh(&session->back_lock);
 }

@@ -193,7 +193,7 @@ static int isi_dataouts_build(struct isi_conn *ic, struct iscsi_task *task,
 		iscsi_prep_data_out_pdu(task, r2t, hdr);
 		off = be32_to_cpu(hdr->offset);
 		len = ntoh24(hdr->dlength);
-		if (!len || off + len > scsi_bufflen(task->sc)) {
+		if (!len || off + len > scsi_transfer_length(task->sc)) {
 			ret = -EINVAL;
 			goto free_tx;
 		}
@@ -251,7 +251,8 @@ static int isi_dataouts_count(struct iscsi_task *task)
 	}
 	if (!iscsi_task_has_unsol_data(task))
 		return 0;
-	if (!seg || task->imm_count + r2t->data_length > scsi_bufflen(task->sc))
+	if (!seg || task->imm_count + r2t->data_length >
+		    scsi_transfer_length(task->sc))
 		return -EINVAL;
 	n = DIV_ROUND_UP(r2t->data_length - r2t->sent, seg);
 	if (n <= ISI_DATAOUT_MAX)
@@ -450,7 +451,7 @@ void isi_cleanup_task(struct iscsi_task *task)
 		/* the connection was stopped: its resources are gone */
 		it->fr = NULL;
 		it->nents = 0;
-		isi_bounce_free(&it->bounce);
+		isdm_bounce_free(&it->bounce);
 		return;
 	}
 	isi_unmap_data(ic, it, task->sc);

@@ -18,12 +18,15 @@
  *                 -> lio_quirks, tx, cmd, rw
  *   lio_quirks.c  work-arounds for LIO's core -> cmd, rw
  *   rdma.c        RDMA Reads of a WRITE's data, Data-In as RDMA Writes
- *                 -> tx, cmd, rw, conn
+ *                 -> tx, cmd, rw, pi, conn
  *   tx.c          response Sends and their completions
  *                 -> rx, cmd, rw, conn
- *   rx.c          received full-feature messages -> cmd, conn
+ *   rx.c          received full-feature messages -> cmd, pi, conn
  *   cmd.c         our part of an LIO command: bind, alloc, put -> rw, conn
  *   rw.c          rdma_rw contexts and the send queue room they take
+ *                 -> pi
+ *   pi.c          T10 protection information: the bounce buffer in the
+ *                 wire layout, the check of a protected command's length
  *   conn.c        references, state, the "fail once" path, the pre-login
  *                 timer and bounds, device removal
  *
@@ -389,6 +392,9 @@ struct ist_conn {
  * @itt_node: in the connection's @itt_hash while @scsi_waiting
  * @send_data_in: its Send went behind the RDMA Writes of Data-In (counted
  *	in the connection's @data_in_listed while listed)
+ * @pi_wire: a protected command's data and tuples in the wire layout,
+ *	which its rdma_rw context reads or writes (pi.c); @pi_wire.sgl is
+ *	NULL for any other command
  */
 struct ist_cmd {
 	struct ist_conn		*conn;
@@ -420,6 +426,7 @@ struct ist_cmd {
 	bool			scsi_waiting;
 	struct hlist_node	itt_node;
 	bool			send_data_in;
+	struct sg_table		pi_wire;
 };
 
 /* main.c */
@@ -448,7 +455,16 @@ void ist_conn_fail(struct ist_conn *ic, const char *why, int err);
 void ist_wc_failed(struct ist_conn *ic, const struct ib_wc *wc,
 		   const char *what);
 
+/* pi.c */
+enum target_prot_op ist_get_sup_prot_ops(struct iscsit_conn *conn);
+bool ist_pi_cmd(const struct se_cmd *se_cmd);
+int ist_pi_check_cmd(struct ist_conn *ic, struct iscsit_cmd *cmd, u32 edtl);
+int ist_pi_wire_get(struct ist_cmd *icmd, enum dma_data_direction dir);
+int ist_pi_split(struct ist_cmd *icmd);
+void ist_pi_wire_put(struct ist_cmd *icmd);
+
 /* rw.c */
+int ist_rw_read_done(struct ist_cmd *icmd);
 int ist_rw_init(struct ist_cmd *icmd, u32 offset, u64 remote, u32 rkey,
 		enum dma_data_direction dir);
 void ist_rw_destroy(struct ist_cmd *icmd);
@@ -524,7 +540,6 @@ int ist_response_queue(struct iscsit_conn *conn, struct iscsit_cmd *cmd,
 		       int state);
 void ist_aborted_task(struct iscsit_conn *conn, struct iscsit_cmd *cmd);
 void ist_unmap_cmd(struct iscsit_conn *conn, struct iscsit_cmd *cmd);
-enum target_prot_op ist_get_sup_prot_ops(struct iscsit_conn *conn);
 
 /* login.c */
 void ist_conn_ready(struct ist_conn *ic);

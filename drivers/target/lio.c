@@ -201,9 +201,3 @@ void ist_unmap_cmd(struct iscsit_conn *conn, struct iscsit_cmd *cmd)
 	/* not in the ITT hash once freed, answered or not */
 	ist_scsi_answered(icmd);
 }
-
-enum target_prot_op ist_get_sup_prot_ops(struct iscsit_conn *conn)
-{
-	/* T10-PI offload is not implemented: LIO handles PI in software */
-	return TARGET_PROT_NORMAL;
-}

@@ -25,7 +25,12 @@ static void ist_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	}
 	iscsit_stop_dataout_timer(cmd);
-	ist_rw_destroy(icmd);
+	if (ist_rw_read_done(icmd)) {
+		ist_conn_fail(ic, "cannot split a protected WRITE's data",
+			      -EINVAL);
+		ist_put_cmd(icmd, true);
+		return;
+	}
 	cmd->write_data_done = cmd->se_cmd.data_length;
 	spin_lock_bh(&cmd->istate_lock);
 	cmd->cmd_flags |= ICF_GOT_LAST_DATAOUT;

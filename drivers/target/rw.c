@@ -11,16 +11,48 @@
 
 #include "ist.h"
 
+/*
+ * The list a command's RDMA transfers use: LIO's data, or the bounce
+ * buffer of a protected command, which holds the tuples too.
+ */
+static struct scatterlist *ist_rw_sgl(struct ist_cmd *icmd, u32 *nents)
+{
+	struct se_cmd *se_cmd = &icmd->cmd->se_cmd;
+
+	if (icmd->pi_wire.sgl) {
+		*nents = icmd->pi_wire.orig_nents;
+		return icmd->pi_wire.sgl;
+	}
+	*nents = se_cmd->t_data_nents;
+	return se_cmd->t_data_sg;
+}
+
+/* Destroy the rdma_rw context, which unmaps its list. */
+static void ist_rw_ctx_destroy(struct ist_cmd *icmd)
+{
+	struct se_cmd *se_cmd = &icmd->cmd->se_cmd;
+	struct ist_conn *ic = icmd->conn;
+	struct scatterlist *sgl;
+	u32 nents;
+
+	if (!icmd->rw_init)
+		return;
+	sgl = ist_rw_sgl(icmd, &nents);
+	rdma_rw_ctx_destroy(&icmd->rw, ic->base.q.qp, ic->base.cm_id->port_num,
+			    sgl, nents, target_reverse_dma_direction(se_cmd));
+	icmd->rw_init = false;
+}
+
 /**
  * ist_rw_destroy() - destroy a command's rdma_rw context
  * @icmd: the command
  *
- * Also takes the command off the connection's @rdma_wait list. A context
- * that is not initialised (or no longer) is left alone.
+ * Also takes the command off the connection's @rdma_wait list, and frees
+ * a protected command's bounce buffer. A context that is not initialised
+ * (or no longer) is left alone.
  */
 void ist_rw_destroy(struct ist_cmd *icmd)
 {
-	struct se_cmd *se_cmd = &icmd->cmd->se_cmd;
 	struct ist_conn *ic = icmd->conn;
 
 	/* set only by the command's owner; cleared under the lock */
@@ -32,23 +64,41 @@ void ist_rw_destroy(struct ist_cmd *icmd)
 		}
 		spin_unlock_bh(&ic->rdma_wait_lock);
 	}
-	if (!icmd->rw_init)
-		return;
-	rdma_rw_ctx_destroy(&icmd->rw, ic->base.q.qp, ic->base.cm_id->port_num,
-			    se_cmd->t_data_sg, se_cmd->t_data_nents,
-			    target_reverse_dma_direction(se_cmd));
-	icmd->rw_init = false;
+	ist_rw_ctx_destroy(icmd);
+	ist_pi_wire_put(icmd);
+}
+
+/**
+ * ist_rw_read_done() - end a WRITE's RDMA Reads: destroy the context and,
+ *	for a protected command, split its data and tuples into LIO's lists
+ * @icmd: the command, its RDMA Reads complete
+ *
+ * Return: 0, or -EINVAL when LIO's lists do not cover the transfer.
+ */
+int ist_rw_read_done(struct ist_cmd *icmd)
+{
+	int ret = 0;
+
+	/* the CPU reads the bounce buffer only once it is unmapped */
+	ist_rw_ctx_destroy(icmd);
+	if (icmd->pi_wire.sgl)
+		ret = ist_pi_split(icmd);
+	ist_pi_wire_put(icmd);
+	return ret;
 }
 
 /**
  * ist_rw_init() - rdma_rw_ctx_init() for the command's data
  * @icmd: the command
- * @offset: where in the command's data the transfer starts
+ * @offset: where in the command's data the transfer starts (0 for a
+ *	protected command, whose whole transfer, tuples included, goes
+ *	through its bounce buffer: LIO allows no unsolicited data with PI)
  * @remote: the remote address (the tagged offset with ZBVA)
  * @rkey: the initiator's STag
  * @dir: DMA_TO_DEVICE for RDMA Writes, DMA_FROM_DEVICE for RDMA Reads
  *
- * Return: 0, -EAGAIN when memory is short, or -EMSGSIZE (the context
+ * Return: 0, -EAGAIN when memory is short, -EINVAL for a protected
+ * command with data already received, or -EMSGSIZE (the context
  * destroyed again) when the transfer needs more work requests than the
  * send queue can ever hold for RDMA (a huge EDTL), since no post of it
  * would ever fit.
@@ -58,13 +108,25 @@ int ist_rw_init(struct ist_cmd *icmd, u32 offset, u64 remote, u32 rkey,
 {
 	struct se_cmd *se_cmd = &icmd->cmd->se_cmd;
 	struct ist_conn *ic = icmd->conn;
+	struct scatterlist *sgl;
+	u32 nents;
 	int ret;
 
+	if (ist_pi_cmd(se_cmd)) {
+		if (offset)
+			return -EINVAL;
+		ret = ist_pi_wire_get(icmd, dir);
+		if (ret)
+			return ret;
+	}
+	sgl = ist_rw_sgl(icmd, &nents);
 	ret = rdma_rw_ctx_init(&icmd->rw, ic->base.q.qp,
-			       ic->base.cm_id->port_num, se_cmd->t_data_sg,
-			       se_cmd->t_data_nents, offset, remote, rkey, dir);
-	if (ret < 0)
+			       ic->base.cm_id->port_num, sgl, nents, offset,
+			       remote, rkey, dir);
+	if (ret < 0) {
+		ist_pi_wire_put(icmd);
 		return ret == -ENOMEM ? -EAGAIN : ret;
+	}
 	icmd->rw_init = true;
 	icmd->rdma_need = ret;
 	if ((u32)ret > ic->rdma.size) {

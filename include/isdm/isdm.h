@@ -419,6 +419,30 @@ void isdm_tx_ring_free(struct isdm_device *dev, struct isdm_tx_ring *r);
 bool isdm_tx_ring_slot(const struct isdm_tx_ring *r, struct isdm_tx *tx,
 		       u32 idx);
 
+/**
+ * struct isdm_pi_xfer - how isdm_pi_copy() treats a protected transfer
+ * @interval: protection interval: the LUN's logical block size
+ * @type: protection type, 1 to 3, of tuples made or checked
+ * @ref: reference tag of the first interval (types 1 and 2)
+ * @checks: %ISDM_PI_CHECK_GUARD, %ISDM_PI_CHECK_REF: what is checked of
+ *	tuples dropped
+ * @bad: set to the index of the interval whose check failed
+ */
+struct isdm_pi_xfer {
+	u32		interval;
+	u8		type;
+	u32		ref;
+	unsigned int	checks;
+	u32		bad;
+};
+
+struct sg_table;
+int isdm_bounce_alloc(struct sg_table *t, u32 len, gfp_t gfp);
+void isdm_bounce_free(struct sg_table *t);
+int isdm_pi_copy(struct scatterlist *wire, struct scatterlist *data,
+		 struct scatterlist *prot, u32 wire_len, bool to_wire,
+		 struct isdm_pi_xfer *x);
+
 int isdm_conn_attach(struct isdm_conn *conn, struct ib_device *ib_dev,
 		     const struct isdm_conn_ops *ops);
 void isdm_conn_unregister(struct isdm_conn *conn);

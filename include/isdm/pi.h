@@ -76,8 +76,14 @@ int isdm_pi_wire_len(__u32 data_len, __u32 interval, __u32 *wire_len);
 int isdm_pi_data_len(__u32 wire_len, __u32 interval, __u32 *data_len);
 void isdm_pi_locate(__u32 wire_off, __u32 interval, struct isdm_pi_pos *pos);
 __u16 isdm_pi_guard(const void *data, __u32 len);
+__u16 isdm_pi_guard_update(__u16 crc, const void *data, __u32 len);
+void isdm_pi_tuple_make(__u16 guard, __u8 type, __u32 ref,
+			struct isdm_pi_tuple *t);
 void isdm_pi_generate(const void *data, __u32 interval, __u8 type,
 		      __u32 ref, struct isdm_pi_tuple *t);
+enum isdm_pi_err isdm_pi_tuple_check(__u16 guard, __u8 type, __u32 ref,
+				     unsigned int checks,
+				     const struct isdm_pi_tuple *t);
 enum isdm_pi_err isdm_pi_verify(const void *data, __u32 interval, __u8 type,
 				__u32 ref, unsigned int checks,
 				const struct isdm_pi_tuple *t);

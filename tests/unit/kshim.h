@@ -30,13 +30,13 @@
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 /*
- * lib/crc-t10dif.c's function, bit by bit: CRC-16 with polynomial 0x8bb7,
+ * lib/crc-t10dif.c's functions, bit by bit: CRC-16 with polynomial 0x8bb7,
  * initial value 0, no reflection, no final XOR (SBC-4 4.22.4). Its check
  * value, over "123456789", is 0xd0db (tests/unit/test_pi.c).
  */
-static inline __u16 crc_t10dif(const unsigned char *buf, size_t len)
+static inline __u16 crc_t10dif_update(__u16 crc, const unsigned char *buf,
+				      size_t len)
 {
-	__u16 crc = 0;
 	size_t i;
 	int bit;
 
@@ -47,6 +47,11 @@ static inline __u16 crc_t10dif(const unsigned char *buf, size_t len)
 					     (__u16)(crc << 1);
 	}
 	return crc;
+}
+
+static inline __u16 crc_t10dif(const unsigned char *buf, size_t len)
+{
+	return crc_t10dif_update(0, buf, len);
 }
 
 /* no module here */

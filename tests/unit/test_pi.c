@@ -16,6 +16,24 @@ static void crc_check_value(void **state)
 	assert_int_equal(isdm_pi_guard(unit_fill(0, 512), 512), 0);
 }
 
+/* a guard computed piece by piece equals the guard of the whole */
+static void guard_in_pieces(void **state)
+{
+	__u8 *d = unit_dup(NULL, 4096);
+	__u32 i, cut, cut2;
+
+	for (i = 0; i < 4096; i++)
+		d[i] = (__u8)(i * 31 + 7);
+	for (cut = 0; cut <= 512; cut += 37)
+		for (cut2 = cut; cut2 <= 512; cut2 += 101) {
+			__u16 crc = isdm_pi_guard_update(0, d, cut);
+
+			crc = isdm_pi_guard_update(crc, d + cut, cut2 - cut);
+			crc = isdm_pi_guard_update(crc, d + cut2, 512 - cut2);
+			assert_int_equal(crc, isdm_pi_guard(d, 512));
+		}
+}
+
 static void interval_table(void **state)
 {
 	static const struct {
@@ -306,6 +324,7 @@ int main(void)
 {
 	static const struct CMUnitTest tests[] = {
 		cmocka_unit_test(crc_check_value),
+		cmocka_unit_test(guard_in_pieces),
 		cmocka_unit_test(interval_table),
 		cmocka_unit_test(wire_len_table),
 		cmocka_unit_test(data_len_table),
