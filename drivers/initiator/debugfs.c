@@ -20,6 +20,9 @@ static int isi_conn_show(struct seq_file *m, void *unused)
 	mutex_lock(&ih->lock);
 	seq_printf(m, "state: %s\n", ih->up ? "up" : "down");
 	seq_printf(m, "connections_started: %u\n", ih->starts);
+	seq_printf(m, "protection: %s\n", ih->pi ?
+		   "software (bounce in the wire layout), DIF types 1-3 with DIX, CRC guard" :
+		   "off");
 	if (ih->starts) {
 		isdm_mode_show(m, &ih->mode);
 		seq_printf(m, "ird: %u\n", ih->ird);

@@ -188,6 +188,8 @@ struct isi_fr {
  * @rsv: the read STag was advertised
  * @wsv: the write STag was advertised
  * @rsp_seen: the SCSI Response arrived (a second one is a protocol error)
+ * @rsp_good: that response was GOOD status, command completed
+ * @rsp_resid: that response reported an underflow or an overflow
  * @inv_slot: a send queue slot is held for the LOCAL_INV that follows a
  *	response without remote invalidation
  * @inv_cqe: completion of that LOCAL_INV; the task reference it holds
@@ -210,6 +212,8 @@ struct isi_task {
 	bool			rsv;
 	bool			wsv;
 	bool			rsp_seen;
+	bool			rsp_good;
+	bool			rsp_resid;
 	bool			inv_slot;
 	struct ib_cqe		inv_cqe;
 	bool			pi;
@@ -238,6 +242,8 @@ struct isi_task {
  * @bounce_held: how many bounce buffers of tasks that ended while their
  *	MR still reached them were kept with the MR until it was invalidated
  *	(isi_fr.held); a running count, never decremented
+ * @pi: the host carries T10 protection information (pi.c), set once when
+ *	the session is created
  * @hello: the connection exchanged Hello and HelloReply
  * @hello_ord: the iSER-ORD of that HelloReply
  * @hello_ver: the iSER version of that HelloReply
@@ -262,6 +268,7 @@ struct isi_host {
 	u32			rx_data_max;
 	atomic_t		rx_spilled;
 	atomic_t		bounce_held;
+	bool			pi;
 	bool			hello;
 	u16			hello_ord;
 	u8			hello_ver;

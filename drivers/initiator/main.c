@@ -168,7 +168,8 @@ isi_session_create(struct iscsi_endpoint *ep, u16 cmds_max, u16 qdepth,
 	 * With protection information the MR holds a tuple per 512 bytes
 	 * too: the data of a command is at most 512/520 of it, in 4 KiB
 	 */
-	if (isi_pi_host_setup(shost))
+	ih->pi = isi_pi_host_setup(shost);
+	if (ih->pi)
 		shost->max_sectors = rounddown((u64)pages * SZ_4K * 512 / 520,
 					       SZ_4K) >> SECTOR_SHIFT;
 

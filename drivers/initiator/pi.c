@@ -141,13 +141,16 @@ int isi_pi_bounce(struct isi_task *it, struct scsi_cmnd *sc)
  * @task: the task
  * @sector: set to the first sector whose tuple failed
  *
- * For a READ, hands the data (and for READ_PASS the tuples) to the
- * command, checking and dropping each tuple for READ_STRIP. A WRITE's
- * tuples are the target's to check.
+ * libiscsi calls this before it looks at the response's status. For a
+ * READ whose response is GOOD, it hands the data (and for READ_PASS the
+ * tuples) to the command, checking and dropping each tuple for
+ * READ_STRIP. A READ that failed keeps the target's status and sense; a
+ * WRITE's tuples are the target's to check.
  *
  * Return: 0, or the ASCQ of ASC 10h: 01h for a guard, 03h for a
  * reference tag that does not match, and 01h when the stream cannot be
- * split (it does not fill the buffer: nothing of it is trusted).
+ * split or a GOOD response reports a residual (the buffer is not all
+ * filled: nothing of it is trusted).
  */
 u8 isi_check_protection(struct iscsi_task *task, sector_t *sector)
 {
@@ -158,8 +161,16 @@ u8 isi_check_protection(struct iscsi_task *task, sector_t *sector)
 	struct isdm_pi_xfer x;
 	int ret;
 
-	if (!it->pi || it->dir != DMA_FROM_DEVICE || it->pi_split)
+	/* a failed command's status is the target's to report */
+	if (!it->pi || it->dir != DMA_FROM_DEVICE || it->pi_split ||
+	    !it->rsp_good)
 		return 0;
+	if (it->rsp_resid) {
+		pr_err_ratelimited("%s: protected READ with a residual: its data is not used\n",
+				   dev_name(&sc->device->sdev_gendev));
+		*sector = blk_rq_pos(scsi_cmd_to_rq(sc));
+		return 0x01;
+	}
 	ib_dev = ic->base.dev->ib_dev;
 	if (it->nents && !ib_uses_virt_dma(ib_dev))
 		dma_sync_sg_for_cpu(ib_dev->dma_device, it->sgl, it->sg_count,

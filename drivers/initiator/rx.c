@@ -132,6 +132,7 @@ static void isi_inv_done(struct ib_cq *cq, struct ib_wc *wc)
 static int isi_rsp_inv(struct isi_conn *ic, struct iscsi_conn *conn,
 		       struct iscsi_hdr *hdr)
 {
+	struct iscsi_scsi_rsp *rsp = (struct iscsi_scsi_rsp *)hdr;
 	struct ib_send_wr wr = {};
 	struct iscsi_task *task;
 	struct isi_task *it;
@@ -147,6 +148,10 @@ static int isi_rsp_inv(struct isi_conn *ic, struct iscsi_conn *conn,
 		return -EPROTO;
 	}
 	it->rsp_seen = true;
+	it->rsp_good = rsp->response == ISCSI_STATUS_CMD_COMPLETED &&
+		       rsp->cmd_status == SAM_STAT_GOOD;
+	it->rsp_resid = rsp->flags & (ISCSI_FLAG_CMD_UNDERFLOW |
+				      ISCSI_FLAG_CMD_OVERFLOW);
 	if (!it->fr || !it->fr->valid || !it->inv_slot)
 		return 0;
 	if (!iscsi_get_task(task)) {

@@ -431,6 +431,8 @@ int isi_init_task(struct iscsi_task *task)
 		it->wsv = false;
 		it->rsp_seen = false;
 		it->inv_slot = false;
+		it->pi = false;
+		it->pi_split = false;
 	}
 	return 0;
 }

@@ -57,9 +57,11 @@ static u32 ist_pi_interval(const struct se_cmd *se_cmd)
  * whatever the initiator put in the EDTL. The EDTL must be that data with
  * one tuple per interval of the LUN's block size: otherwise the initiator
  * lays the stream out another way (another interval, no tuples), and
- * splitting it would hand LIO wrong data.
+ * splitting it would hand LIO wrong data. Such a command is refused
+ * before any of its data moves: CHECK CONDITION, INVALID FIELD IN CDB,
+ * through LIO's own path for a CDB it refuses (the connection stays).
  *
- * Return: 0, or -EPROTO, logged: the connection is to be closed.
+ * Return: 0, or -EPROTO, logged.
  */
 int ist_pi_check_cmd(struct ist_conn *ic, struct iscsit_cmd *cmd, u32 edtl)
 {
@@ -70,7 +72,7 @@ int ist_pi_check_cmd(struct ist_conn *ic, struct iscsit_cmd *cmd, u32 edtl)
 	    data_len == se_cmd->data_length &&
 	    (u64)data_len + se_cmd->prot_length == edtl)
 		return 0;
-	pr_err_ratelimited("connection from %pISpc: protected SCSI command ITT 0x%08x: EDTL %u is not %u bytes of data with a tuple per %u-byte block (%u bytes); closing\n",
+	pr_err_ratelimited("connection from %pISpc: protected SCSI command ITT 0x%08x: EDTL %u is not %u bytes of data with a tuple per %u-byte block (%u bytes); refused\n",
 			   &ic->src, be32_to_cpu((__force __be32)cmd->init_task_tag),
 			   edtl, se_cmd->data_length, interval,
 			   se_cmd->data_length + se_cmd->prot_length);

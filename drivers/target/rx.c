@@ -84,11 +84,10 @@ static int ist_handle_scsi_cmd(struct ist_conn *ic, struct isdm_rx_desc *rx,
 	if (rc < 0)
 		return 0;	/* LIO rejected it and owns the command */
 	ist_scsi_wait(icmd);
-	if (!cmd->sense_reason && ist_pi_cmd(&cmd->se_cmd)) {
-		rc = ist_pi_check_cmd(ic, cmd, be32_to_cpu(hdr->data_length));
-		if (rc)
-			return rc;	/* on LIO's list: freed with the connection */
-	}
+	/* LIO answers it with CHECK CONDITION, as a CDB it refuses itself */
+	if (!cmd->sense_reason && ist_pi_cmd(&cmd->se_cmd) &&
+	    ist_pi_check_cmd(ic, cmd, be32_to_cpu(hdr->data_length)))
+		cmd->sense_reason = TCM_INVALID_CDB_FIELD;
 
 	/*
 	 * LIO set first_burst_len to the data segment's length and fixed

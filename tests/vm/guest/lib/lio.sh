@@ -20,19 +20,24 @@ vm_tcli() {
 	fi
 }
 
-# vm_target_setup [--fileio|--iblock] [--chap USER PASS] [--acl IQN]
+# vm_target_setup [--fileio|--iblock] [--pi TYPE] [--chap USER PASS] [--acl IQN]
 # A target $VM_TARGET_IQN with one 64 MiB LUN (LIO's ramdisk backstore;
 # --fileio: a file on the guest's tmpfs; --iblock: LIO's block backstore
 # on a brd RAM disk, /dev/ram0, the path a block device takes), an iSER portal on
 # $VM_TGT_IP:$VM_ISER_PORT and a TCP portal on $VM_TGT_IP:$VM_TCP_PORT (for
 # SendTargets discovery), an ACL for IQN (default: our initiator).
+# --pi TYPE: the backstore formatted with T10 protection information of
+# TYPE (1 or 3; fileio keeps the tuples in /tmp/lun0.img.protection), and
+# the TPG's t10_pi attribute set, so that the transport carries them.
 vm_target_setup() {
 	local bs=ramdisk acl=$VM_INITIATOR_IQN chap_user="" chap_pass="" t np tpg
+	local pi="" bsdir
 	local -a cmds
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--fileio) bs=fileio ;;
 		--iblock) bs=iblock ;;
+		--pi) pi=$2; shift ;;
 		--chap) chap_user=$2; chap_pass=$3; shift 2 ;;
 		--acl) acl=$2; shift ;;
 		*) vm_fail "vm_target_setup: bad argument $1" ;;
@@ -51,10 +56,14 @@ vm_target_setup() {
 		bs=/backstores/ramdisk/lun0
 		cmds=("/backstores/ramdisk create name=lun0 size=$VM_LUN_SIZE")
 	fi
+	# the protection type can only change before the LUN exports it
+	[ -n "$pi" ] && cmds+=("$bs set attribute pi_prot_type=$pi"
+		"$bs set attribute pi_prot_format=1")
 	cmds+=(
 		"/iscsi create $VM_TARGET_IQN"
 		"$t/luns create $bs"
 	)
+	[ -n "$pi" ] && cmds+=("$t set attribute t10_pi=1")
 	# over siw the iSER portal is made by vm_siw_iser_portal (below)
 	[ "$VM_RDMA" = siw ] || cmds+=(
 		"$t/portals create $VM_TGT_IP $VM_ISER_PORT"
@@ -82,13 +91,20 @@ vm_target_setup() {
 	[ "$(cat "$tpg/enable" 2>/dev/null)" = 1 ] || vm_fail "target: tpg 1 not enabled"
 	[ -d "$tpg/lun/lun_0" ] || vm_fail "target: LUN 0 missing in configfs"
 	[ -d "$tpg/acls/$acl/lun_0" ] || vm_fail "target: ACL $acl with LUN 0 missing in configfs"
+	if [ -n "$pi" ]; then
+		bsdir=$(ls -d /sys/kernel/config/target/core/*/lun0 | head -n 1)
+		[ "$(cat "$bsdir/attrib/pi_prot_type" 2>/dev/null)" = "$pi" ] ||
+			vm_fail "target: the backstore has no protection type $pi in configfs"
+		[ "$(cat "$tpg/attrib/t10_pi")" = 1 ] ||
+			vm_fail "target: t10_pi not set on the TPG in configfs"
+	fi
 	if [ -n "$chap_user" ]; then
 		[ "$(cat "$tpg/acls/$acl/auth/userid")" = "$chap_user" ] ||
 			vm_fail "target: CHAP user not set in configfs"
 		[ "$(cat "$tpg/attrib/authentication")" = 1 ] ||
 			vm_fail "target: authentication not enabled in configfs"
 	fi
-	vm_log "target ready: $VM_TARGET_IQN, $bs, iSER $VM_TGT_IP:$VM_ISER_PORT, TCP :$VM_TCP_PORT"
+	vm_log "target ready: $VM_TARGET_IQN, $bs${pi:+ (PI type $pi)}, iSER $VM_TGT_IP:$VM_ISER_PORT, TCP :$VM_TCP_PORT"
 }
 
 # vm_brd_up: one brd RAM disk, /dev/ram0, of $VM_LUN_SIZE (the teardown
