@@ -8,7 +8,8 @@
 # connections waiting for their first login PDU (max_prelogin_per_portal,
 # 64; the per-source bound is lifted here, since every peer comes from
 # one address) is what limits it. Two waves of 500 silent connections
-# (two iser_peer processes of 250 each, held 20 s):
+# (two iser_peer processes of 250 each, held 20 s, times VM_TIMEOUT_SCALE
+# on the debug kernel, where 250 connects take longer than 20 s):
 #   - debugfs never lists more than 64 connections waiting for a login,
 #     beside at most 8 evicted ones whose release has not yet run;
 #   - after the first wave the pool has grown (rdma res show cq, ib_core's
@@ -49,9 +50,9 @@ echo 0 >$par/max_prelogin_per_source
 wave() {
 	local peak=0 cqe=0 n c pids=()
 
-	"$peer" -n 250 -m silent -t 20 "${portal[@]}" >"/tmp/storm.$1.a" 2>&1 &
+	"$peer" -n 250 -m silent -t "$((20 * ${VM_TIMEOUT_SCALE:-1}))" "${portal[@]}" >"/tmp/storm.$1.a" 2>&1 &
 	pids+=($!)
-	"$peer" -n 250 -m silent -t 20 "${portal[@]}" >"/tmp/storm.$1.b" 2>&1 &
+	"$peer" -n 250 -m silent -t "$((20 * ${VM_TIMEOUT_SCALE:-1}))" "${portal[@]}" >"/tmp/storm.$1.b" 2>&1 &
 	pids+=($!)
 	while kill -0 "${pids[@]}" 2>/dev/null; do
 		n=$(waiting)
