@@ -56,9 +56,12 @@ vm_target_setup() {
 		bs=/backstores/ramdisk/lun0
 		cmds=("/backstores/ramdisk create name=lun0 size=$VM_LUN_SIZE")
 	fi
-	# the protection type can only change before the LUN exports it
-	[ -n "$pi" ] && cmds+=("$bs set attribute pi_prot_type=$pi"
-		"$bs set attribute pi_prot_format=1")
+	# the protection type can only change before the LUN exports it;
+	# fileio formats its protection file (every tuple an escape), the
+	# ramdisk has no format and starts with zeroed tuples
+	[ -n "$pi" ] && cmds+=("$bs set attribute pi_prot_type=$pi")
+	[ -n "$pi" ] && [ "$bs" = /backstores/fileio/lun0 ] &&
+		cmds+=("$bs set attribute pi_prot_format=1")
 	cmds+=(
 		"/iscsi create $VM_TARGET_IQN"
 		"$t/luns create $bs"
