@@ -90,6 +90,11 @@ if [ "$role" != initiator ]; then
 	else
 		vm_portal_add "$VM_TGT_IP2"
 	fi
+	# LIO keeps each device's registrations in its dbroot's pr/ (APTPL
+	# metadata, written at every registration): no such directory, and
+	# PERSISTENT RESERVE OUT fails with NOT READY. It is the target's
+	# guest that needs it.
+	[ $pr = 1 ] && vm_must mkdir -p "$(cat /sys/kernel/config/target/dbroot)/pr"
 fi
 if [ "$role" = target ]; then
 	# the initiator's MAC stays known on the first link too (the second
@@ -173,10 +178,6 @@ serving() {
 # persistent reservations across the two sessions (--pr)
 pr_check() {
 	local out
-	# LIO keeps each device's registrations in its dbroot's pr/ (APTPL
-	# metadata, written at every registration): no such directory, and
-	# PERSISTENT RESERVE OUT fails with NOT READY
-	vm_must mkdir -p "$(cat /sys/kernel/config/target/dbroot)/pr"
 	vm_must sg_persist --out --register --param-sark=0x1111 "/dev/$sd1"
 	vm_must sg_persist --out --reserve --param-rk=0x1111 --prout-type=5 "/dev/$sd1"
 	out=$(sg_persist --in --read-keys "/dev/$sd2" 2>&1)
