@@ -77,8 +77,9 @@ if [ $flap = 1 ]; then
 	limit_ms=$((2 * limit_ms))
 fi
 # the path's return may take 30 s, then 5 s of I/O on both paths are
-# counted: fio outlasts that
-runtime=$((cut_after + cut_for + 45))
+# counted: fio outlasts that; with ALUA, 5 s of I/O are also counted
+# during the cut, which can then end that much later
+runtime=$((cut_after + cut_for + 45 + alua * 10))
 
 vm_rxe_up
 vm_rxe2_up
@@ -308,7 +309,8 @@ else
 	vm_log "$cut_sd failed after $(($(date +%s) - cut)) s: $(vm_mpath_path_state "$cut_sd"), session $(vm_session_state_of_addr "$cut_ip")"
 	serving "during the cut" "$other"
 	kill -0 "$fio_pid" 2>/dev/null || vm_fail "fio ended during the cut"
-	sleep $((cut_for - ($(date +%s) - cut)))
+	rest=$((cut_for - ($(date +%s) - cut)))
+	[ "$rest" -le 0 ] || sleep "$rest"
 	vm_progress "restoring the path to $cut_ip"
 	path_cut off
 fi
