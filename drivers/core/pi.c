@@ -145,20 +145,6 @@ void isdm_pi_tuple_make(__u16 guard, __u8 type, __u32 ref,
 }
 
 /**
- * isdm_pi_generate() - the tuple of one interval, from its data
- * @data: the interval's data, @interval bytes
- * @interval: protection interval
- * @type: protection type, 1 to 3
- * @ref: the reference tag (isdm_pi_tuple_make())
- * @t: set to the tuple
- */
-void isdm_pi_generate(const void *data, __u32 interval, __u8 type,
-		      __u32 ref, struct isdm_pi_tuple *t)
-{
-	isdm_pi_tuple_make(isdm_pi_guard(data, interval), type, ref, t);
-}
-
-/**
  * isdm_pi_tuple_check() - check a received tuple against its interval
  * @guard: the guard computed over the interval's data
  * @type: protection type, 1 to 3
@@ -186,23 +172,4 @@ enum isdm_pi_err isdm_pi_tuple_check(__u16 guard, __u8 type, __u32 ref,
 	    be32_to_cpu(t->ref) != ref)
 		return ISDM_PI_REF;
 	return ISDM_PI_OK;
-}
-
-/**
- * isdm_pi_verify() - check one interval against its tuple
- * @data: the interval's data, @interval bytes
- * @interval: protection interval
- * @type: protection type, 1 to 3
- * @ref: the expected reference tag (types 1 and 2)
- * @checks: what to check (isdm_pi_tuple_check())
- * @t: the tuple received
- *
- * Return: ISDM_PI_OK, or the first check that failed.
- */
-enum isdm_pi_err isdm_pi_verify(const void *data, __u32 interval, __u8 type,
-				__u32 ref, unsigned int checks,
-				const struct isdm_pi_tuple *t)
-{
-	return isdm_pi_tuple_check(isdm_pi_guard(data, interval), type, ref,
-				   checks, t);
 }

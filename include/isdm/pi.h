@@ -43,7 +43,7 @@ struct isdm_pi_tuple {
 #define ISDM_PI_APP_ESCAPE	0xffff
 #define ISDM_PI_REF_ESCAPE	0xffffffffU
 
-/* what isdm_pi_verify() checks (SBC-4 4.22.3, Linux's prot_flags) */
+/* what isdm_pi_tuple_check() checks (SBC-4 4.22.3, Linux's prot_flags) */
 #define ISDM_PI_CHECK_GUARD	0x1
 #define ISDM_PI_CHECK_REF	0x2
 
@@ -79,13 +79,8 @@ __u16 isdm_pi_guard(const void *data, __u32 len);
 __u16 isdm_pi_guard_update(__u16 crc, const void *data, __u32 len);
 void isdm_pi_tuple_make(__u16 guard, __u8 type, __u32 ref,
 			struct isdm_pi_tuple *t);
-void isdm_pi_generate(const void *data, __u32 interval, __u8 type,
-		      __u32 ref, struct isdm_pi_tuple *t);
 enum isdm_pi_err isdm_pi_tuple_check(__u16 guard, __u8 type, __u32 ref,
 				     unsigned int checks,
 				     const struct isdm_pi_tuple *t);
-enum isdm_pi_err isdm_pi_verify(const void *data, __u32 interval, __u8 type,
-				__u32 ref, unsigned int checks,
-				const struct isdm_pi_tuple *t);
 
 #endif /* ISDM_PI_H */

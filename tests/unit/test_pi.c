@@ -7,6 +7,22 @@
 #include "unit.h"
 #include "isdm/pi.h"
 
+/* the tuple of an interval, from its data */
+static void generate(const void *data, __u32 interval, __u8 type, __u32 ref,
+		     struct isdm_pi_tuple *t)
+{
+	isdm_pi_tuple_make(isdm_pi_guard(data, interval), type, ref, t);
+}
+
+/* check an interval against its tuple */
+static enum isdm_pi_err verify(const void *data, __u32 interval, __u8 type,
+			       __u32 ref, unsigned int checks,
+			       const struct isdm_pi_tuple *t)
+{
+	return isdm_pi_tuple_check(isdm_pi_guard(data, interval), type, ref,
+				   checks, t);
+}
+
 static void crc_check_value(void **state)
 {
 	static const char digits[] = "123456789";
@@ -226,14 +242,14 @@ static void generate_fields(void **state)
 
 	assert_int_equal(sizeof(t), ISDM_PI_TUPLE_LEN);
 	memset(&t, 0xa5, sizeof(t));
-	isdm_pi_generate(d, 512, 1, 0x12345678, &t);
+	generate(d, 512, 1, 0x12345678, &t);
 	assert_int_equal(be16toh(t.guard), isdm_pi_guard(d, 512));
 	assert_int_equal(t.app, 0);
 	assert_int_equal(be32toh(t.ref), 0x12345678);
 	/* on the wire: guard, application tag, reference tag, big-endian */
 	assert_int_equal(((__u8 *)&t)[4], 0x12);
 	assert_int_equal(((__u8 *)&t)[7], 0x78);
-	isdm_pi_generate(d, 512, 3, 0x12345678, &t);
+	generate(d, 512, 3, 0x12345678, &t);
 	assert_int_equal(be32toh(t.ref), ISDM_PI_REF_ESCAPE);
 }
 
@@ -243,33 +259,33 @@ static void verify_type1(void **state)
 	__u8 *d = pattern(4096, 9);
 	struct isdm_pi_tuple t, bad;
 
-	isdm_pi_generate(d, 4096, 1, 77, &t);
-	unit_eq("good", isdm_pi_verify(d, 4096, 1, 77, all, &t), ISDM_PI_OK);
-	unit_eq("ref", isdm_pi_verify(d, 4096, 1, 78, all, &t), ISDM_PI_REF);
-	unit_eq("ref unchecked", isdm_pi_verify(d, 4096, 1, 78,
-						ISDM_PI_CHECK_GUARD, &t),
+	generate(d, 4096, 1, 77, &t);
+	unit_eq("good", verify(d, 4096, 1, 77, all, &t), ISDM_PI_OK);
+	unit_eq("ref", verify(d, 4096, 1, 78, all, &t), ISDM_PI_REF);
+	unit_eq("ref unchecked", verify(d, 4096, 1, 78,
+					ISDM_PI_CHECK_GUARD, &t),
 		ISDM_PI_OK);
 	d[4095] ^= 0x01;
-	unit_eq("guard", isdm_pi_verify(d, 4096, 1, 77, all, &t),
+	unit_eq("guard", verify(d, 4096, 1, 77, all, &t),
 		ISDM_PI_GUARD);
 	/* the guard is checked before the reference tag */
-	unit_eq("guard first", isdm_pi_verify(d, 4096, 1, 78, all, &t),
+	unit_eq("guard first", verify(d, 4096, 1, 78, all, &t),
 		ISDM_PI_GUARD);
-	unit_eq("guard unchecked", isdm_pi_verify(d, 4096, 1, 77,
-						  ISDM_PI_CHECK_REF, &t),
+	unit_eq("guard unchecked", verify(d, 4096, 1, 77,
+					  ISDM_PI_CHECK_REF, &t),
 		ISDM_PI_OK);
-	unit_eq("no checks", isdm_pi_verify(d, 4096, 1, 78, 0, &t), ISDM_PI_OK);
+	unit_eq("no checks", verify(d, 4096, 1, 78, 0, &t), ISDM_PI_OK);
 	/* the application tag escape turns off both checks */
 	bad = t;
 	bad.app = htobe16(ISDM_PI_APP_ESCAPE);
-	unit_eq("escape", isdm_pi_verify(d, 4096, 1, 78, all, &bad),
+	unit_eq("escape", verify(d, 4096, 1, 78, all, &bad),
 		ISDM_PI_OK);
-	unit_eq("type 2 escape", isdm_pi_verify(d, 4096, 2, 78, all, &bad),
+	unit_eq("type 2 escape", verify(d, 4096, 2, 78, all, &bad),
 		ISDM_PI_OK);
 	/* any other application tag is not checked */
 	bad.app = htobe16(0x1234);
 	d[4095] ^= 0x01;
-	unit_eq("app tag", isdm_pi_verify(d, 4096, 1, 77, all, &bad),
+	unit_eq("app tag", verify(d, 4096, 1, 77, all, &bad),
 		ISDM_PI_OK);
 }
 
@@ -279,20 +295,20 @@ static void verify_type3(void **state)
 	__u8 *d = pattern(512, 1);
 	struct isdm_pi_tuple t, esc;
 
-	isdm_pi_generate(d, 512, 3, 0, &t);
+	generate(d, 512, 3, 0, &t);
 	/* no reference tag check for type 3, whatever is expected */
-	unit_eq("good", isdm_pi_verify(d, 512, 3, 12345, all, &t), ISDM_PI_OK);
+	unit_eq("good", verify(d, 512, 3, 12345, all, &t), ISDM_PI_OK);
 	t.ref = htobe32(42);
-	unit_eq("any ref", isdm_pi_verify(d, 512, 3, 7, all, &t), ISDM_PI_OK);
+	unit_eq("any ref", verify(d, 512, 3, 7, all, &t), ISDM_PI_OK);
 	d[0] ^= 0x80;
-	unit_eq("guard", isdm_pi_verify(d, 512, 3, 7, all, &t), ISDM_PI_GUARD);
+	unit_eq("guard", verify(d, 512, 3, 7, all, &t), ISDM_PI_GUARD);
 	/* the application tag alone is no escape for type 3 */
 	esc = t;
 	esc.app = htobe16(ISDM_PI_APP_ESCAPE);
-	unit_eq("half escape", isdm_pi_verify(d, 512, 3, 7, all, &esc),
+	unit_eq("half escape", verify(d, 512, 3, 7, all, &esc),
 		ISDM_PI_GUARD);
 	esc.ref = htobe32(ISDM_PI_REF_ESCAPE);
-	unit_eq("escape", isdm_pi_verify(d, 512, 3, 7, all, &esc), ISDM_PI_OK);
+	unit_eq("escape", verify(d, 512, 3, 7, all, &esc), ISDM_PI_OK);
 }
 
 /* a changed bit anywhere in the interval or the guard is caught */
@@ -302,10 +318,10 @@ static void verify_every_bit(void **state)
 	struct isdm_pi_tuple t;
 	__u32 bit;
 
-	isdm_pi_generate(d, 512, 1, 0, &t);
+	generate(d, 512, 1, 0, &t);
 	for (bit = 0; bit < 512 * 8; bit++) {
 		d[bit / 8] ^= (__u8)(1 << (bit % 8));
-		if (isdm_pi_verify(d, 512, 1, 0, ISDM_PI_CHECK_GUARD, &t) !=
+		if (verify(d, 512, 1, 0, ISDM_PI_CHECK_GUARD, &t) !=
 		    ISDM_PI_GUARD)
 			fail_msg("data bit %u flipped, not caught", bit);
 		d[bit / 8] ^= (__u8)(1 << (bit % 8));
@@ -314,7 +330,7 @@ static void verify_every_bit(void **state)
 		struct isdm_pi_tuple bad = t;
 
 		bad.guard ^= htobe16((__u16)(1 << bit));
-		if (isdm_pi_verify(d, 512, 1, 0, ISDM_PI_CHECK_GUARD, &bad) !=
+		if (verify(d, 512, 1, 0, ISDM_PI_CHECK_GUARD, &bad) !=
 		    ISDM_PI_GUARD)
 			fail_msg("guard bit %u flipped, not caught", bit);
 	}
