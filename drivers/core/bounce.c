@@ -158,6 +158,29 @@ static int isdm_sg_linear(struct isdm_sg_pos *p, void *buf, u32 len,
 	return 0;
 }
 
+/**
+ * isdm_bounce_copy() - copy between a bounce buffer and the buffer it
+ *	stands for
+ * @bounce: the bounce buffer (isdm_bounce_alloc())
+ * @sgl: the other buffer
+ * @len: bytes to copy, from the start of both
+ * @to_bounce: true to copy from @sgl into @bounce (before a WRITE goes
+ *	out), false from @bounce into @sgl (after a READ came in)
+ *
+ * Both lists are walked once, whatever their pieces. Context: any; no
+ * allocation, no sleep.
+ *
+ * Return: 0, or -EINVAL when a list ends before @len bytes.
+ */
+int isdm_bounce_copy(struct sg_table *bounce, struct scatterlist *sgl,
+		     u32 len, bool to_bounce)
+{
+	struct isdm_sg_pos b = { bounce->sgl, 0 }, s = { sgl, 0 };
+
+	return isdm_sg_move(&b, &s, len, to_bounce, NULL);
+}
+EXPORT_SYMBOL_GPL(isdm_bounce_copy);
+
 /*
  * The tuple of interval @n without a protection list: made from @crc into
  * @wire, or read from @wire and checked.

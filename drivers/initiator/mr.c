@@ -238,44 +238,6 @@ void isi_reg_done(struct ib_cq *cq, struct ib_wc *wc)
 		isi_wc_error(isi_qp_conn(wc), wc, "registration");
 }
 
-/*
- * Copy between the SCSI buffer of @sc and the bounce pages of @t: into the
- * pages (@to_bounce, a WRITE) or out of them (a READ). Both lists are
- * walked once, whatever their pieces.
- */
-static void isi_bounce_copy(struct sg_table *t, struct scsi_cmnd *sc,
-			    bool to_bounce)
-{
-	struct scatterlist *sg = t->sgl;
-	struct sg_mapping_iter m;
-	size_t pos = 0;
-
-	sg_miter_start(&m, scsi_sglist(sc), scsi_sg_count(sc),
-		       SG_MITER_ATOMIC |
-		       (to_bounce ? SG_MITER_FROM_SG : SG_MITER_TO_SG));
-	while (sg && sg_miter_next(&m)) {
-		size_t done = 0;
-
-		while (sg && done < m.length) {
-			size_t n = min_t(size_t, m.length - done,
-					 sg->length - pos);
-			u8 *p = (u8 *)page_address(sg_page(sg)) + pos;
-
-			if (to_bounce)
-				memcpy(p, (u8 *)m.addr + done, n);
-			else
-				memcpy((u8 *)m.addr + done, p, n);
-			done += n;
-			pos += n;
-			if (pos == sg->length) {
-				sg = sg_next(sg);
-				pos = 0;
-			}
-		}
-	}
-	sg_miter_stop(&m);
-}
-
 /**
  * isi_unmap_data() - release the DMA mapping, bounce buffer and MR of a
  *	SCSI task
@@ -307,7 +269,8 @@ void isi_unmap_data(struct isi_conn *ic, struct isi_task *it,
 		 * (a protected one's at its response: isi_check_protection())
 		 */
 		if (it->dir == DMA_FROM_DEVICE && !it->pi)
-			isi_bounce_copy(&it->bounce, sc, false);
+			isdm_bounce_copy(&it->bounce, scsi_sglist(sc),
+					 scsi_bufflen(sc), false);
 		/*
 		 * A task that ended without a SCSI Response leaves its MR
 		 * valid until isi_fr_fence(): the target can still write
@@ -350,7 +313,8 @@ static int isi_bounce(struct isi_task *it, struct scsi_cmnd *sc)
 	if (ret)
 		return ret;
 	if (it->dir == DMA_TO_DEVICE)
-		isi_bounce_copy(&it->bounce, sc, true);
+		isdm_bounce_copy(&it->bounce, scsi_sglist(sc),
+				 scsi_bufflen(sc), true);
 	it->sgl = it->bounce.sgl;
 	it->sg_count = it->bounce.orig_nents;
 	return 0;

@@ -439,6 +439,8 @@ struct isdm_pi_xfer {
 struct sg_table;
 int isdm_bounce_alloc(struct sg_table *t, u32 len, gfp_t gfp);
 void isdm_bounce_free(struct sg_table *t);
+int isdm_bounce_copy(struct sg_table *bounce, struct scatterlist *sgl,
+		     u32 len, bool to_bounce);
 int isdm_pi_copy(struct scatterlist *wire, struct scatterlist *data,
 		 struct scatterlist *prot, u32 wire_len, bool to_wire,
 		 struct isdm_pi_xfer *x);
