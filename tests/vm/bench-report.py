@@ -44,11 +44,16 @@ PAIRS = [
     # bench.sh --pairings ...,target_sigall: our target as it was before
     # unsignaled Sends, for a same-boot comparison
     ("target_sigall", "in-tree initiator -> our target, every Send signaled"),
+    # bench.sh --pairings ...,ours_pi: our pair on a LUN with T10-PI type 1
+    ("ours_pi", "our initiator -> our target, T10-PI type 1 in software"),
     # context, not an iSER pairing
     ("tcp", "context, not iSER: iscsi_tcp -> LIO over TCP"),
     ("nvme", "context, not iSCSI: nvme-rdma -> nvmet-rdma, same link and disk"),
 ]
 CONTEXT = ("tcp", "nvme")
+# a pairing that differs from another by one feature: the exact table
+# gives its ratio to that one as well (the feature's cost)
+BASE_OF = {"ours_pi": "ours"}
 # metric, label, True when higher is better
 METRICS = [
     ("iops", "IOPS", True),
@@ -375,9 +380,11 @@ def exact_table(lines, report, med, rounds_of, failed):
     for pair, label in PAIRS:
         if not med.get(pair):
             continue
+        other = BASE_OF.get(pair) if med.get(BASE_OF.get(pair)) else None
         lines.append(label)
         lines.append("  %-18s %10s %10s %10s %6s %7s" % (
-            "workload", "IOPS", "KiB/s", "ns/IO", "idle", "ratio"))
+            "workload", "IOPS", "KiB/s", "ns/IO", "idle", "ratio") +
+            (" %9s" % ("vs " + other) if other else ""))
         report["exact"][pair] = {}
         for w in sorted(med[pair]):
             v = med[pair][w]
@@ -387,9 +394,16 @@ def exact_table(lines, report, med, rounds_of, failed):
                 "iops": v["iops"], "kib_s": v["bw_mib"] * 1024,
                 "ns_per_io": v.get("ns_per_io"), "idle": v.get("idle"),
                 "ratio": round(ratio, 3) if ratio is not None else None}
+            extra = ""
+            if other:
+                obase = med[other].get(w, {}).get("iops")
+                oratio = v["iops"] / obase if obase else None
+                report["exact"][pair][w]["ratio_to_" + other] = \
+                    round(oratio, 3) if oratio is not None else None
+                extra = " %9s" % ("%.3f" % oratio if oratio is not None else "-")
             lines.append("  %-18s %10.1f %10.0f %10.0f %5.1f%% %7s" % (
                 w, v["iops"], v["bw_mib"] * 1024, v.get("ns_per_io", 0),
-                100 * v.get("idle", 0), "%.3f" % ratio if ratio is not None else "-"))
+                100 * v.get("idle", 0), "%.3f" % ratio if ratio is not None else "-") + extra)
         lines.append("")
     check = {}
     worst = 0.0
@@ -538,9 +552,9 @@ def write_png(path, kernel, report, rawmed):
 SHORT = {"intree": "in-tree pair", "ours": "our pair", "target": "in-tree ini -> our tgt",
          "initiator": "our ini -> in-tree tgt", "tcp": "context: iSCSI/TCP",
          "nvme": "context: NVMe-oF RDMA",
-         "target_sigall": "our tgt, all signaled"}
+         "target_sigall": "our tgt, all signaled", "ours_pi": "our pair, PI type 1"}
 COLOR = {"intree": "tab:purple", "ours": "tab:blue", "target": "tab:orange",
-         "initiator": "tab:green", "target_sigall": "tab:brown"}
+         "initiator": "tab:green", "target_sigall": "tab:brown", "ours_pi": "tab:cyan"}
 
 
 def style(pair):

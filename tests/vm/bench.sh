@@ -16,7 +16,7 @@
 # gives each pairing's ratio to the in-tree pair.
 #
 #   tests/vm/bench.sh [--kernel 6.1|6.12]... [--rounds N] [--runtime SECONDS]
-#                     [--pairings intree,ours,target,initiator,tcp,nvme,raw,target_sigall]
+#                     [--pairings intree,ours,target,initiator,tcp,nvme,raw,target_sigall,ours_pi]
 #                     [--backstore iblock|ramdisk|iblock,ramdisk]
 #                     [--workloads NAME,...] [--wallclock] [--memory] [--no-split]
 #
@@ -41,7 +41,9 @@
 # and brd disk (raw: ask for it; perftest's timing is wall-clock), every
 # workload of guest/lib.sh's VM_BENCH_WORKLOADS.  --memory measures only
 # the memory of one idle session; --no-split leaves out the two-guest
-# memory rows (a run aimed at a few lines).  Report: build/bench/<kernel>-<backstore>
+# memory rows (a run aimed at a few lines).  ours_pi (ask for it): our
+# pair on a LUN with T10-PI type 1, which only the ramdisk backstore has
+# here; the report gives its ratio to our pair without PI too.  Report: build/bench/<kernel>-<backstore>
 # .txt, .json, .csv and .png.  See Documentation/performance.md.
 
 set -u
@@ -111,7 +113,8 @@ mkdir -p "$top/build/vm" "$top/build/bench"
 # (and any module parameters the pairing sets in the guest)
 all=("intree intree intree" "ours ours ours" "target intree ours" "initiator ours intree"
 	"tcp intree intree" "nvme none none" "raw none none"
-	"target_sigall intree ours ib_isert.signal_every=1")
+	"target_sigall intree ours ib_isert.signal_every=1"
+	"ours_pi ours ours --pi=1 ib_iser.pi_enable=1")
 pairs=()
 for p in "${all[@]}"; do
 	case ",$pairings," in *",${p%% *},"*) pairs+=("$p") ;; esac
@@ -120,8 +123,9 @@ case ",$pairings," in
 *,intree,*) ;;
 *) echo "bench: --pairings must include intree (the reference)" >&2; exit 2 ;;
 esac
+names=" ${all[*]%% *} "
 for p in ${pairings//,/ }; do
-	case " intree ours target initiator tcp nvme raw target_sigall " in
+	case $names in
 	*" $p "*) ;;
 	*) echo "bench: unknown pairing '$p'" >&2; exit 2 ;;
 	esac
@@ -178,6 +182,10 @@ bench_list() {
 			# disk NVMe-oF exports too) and not again with rd_mcp
 			case $b:$p in
 			ramdisk:tcp | ramdisk:nvme | ramdisk:raw) ;;
+			# PI needs a backstore formatted with it: LIO's ramdisk
+			# is, a block backstore only on a disk with an integrity
+			# profile (brd has none)
+			iblock:ours_pi) ;;
 			*:tcp) echo "bench-r$r-$p $ini $tgt no $timeout bench $body_arg tcp $opts" ;;
 			*:nvme) echo "bench-r$r-$p $ini $tgt no $timeout bench $body_arg nvme $opts" ;;
 			*:raw) echo "bench-r$r-$p $ini $tgt no $link_timeout bench-link $runtime" ;;

@@ -6,10 +6,13 @@
 # RUNTIME seconds after a short ramp, without verification; then one
 # verified job, so a number never comes from a data path that corrupts.
 #   bench [RUNTIME|memory] [iser|tcp|nvme] [--backstore=iblock|ramdisk]
-#         [--workloads=NAME,...] [--ramp=SECONDS] [MODULE.PARAM=VALUE...]
+#         [--workloads=NAME,...] [--ramp=SECONDS] [--pi=TYPE]
+#         [MODULE.PARAM=VALUE...]
 # --backstore: the LUN (default ramdisk: LIO's rd_mcp; iblock: LIO's block
 # backstore on a brd RAM disk); --workloads: a subset of the workloads;
-# --ramp: fio's ramp before each measured run (default 2 s).
+# --ramp: fio's ramp before each measured run (default 2 s); --pi: the
+# LUN formatted with T10 protection information of TYPE (the ramdisk
+# backstore only; the pairing sets ib_iser.pi_enable=1).
 # memory: only the memory of one idle session; tcp: log in with iscsi_tcp
 # (open-iscsi's iface "default") to LIO's TCP portal instead of over iSER,
 # for the report's context column (the same target, LUN and workloads);
@@ -34,11 +37,13 @@ shift $(($# < 2 ? $# : 2))
 backstore=ramdisk
 only=""
 ramp=2
+pi=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--backstore=iblock | --backstore=ramdisk) backstore=${1#*=} ;;
 	--ramp=[0-9]) ramp=${1#*=} ;;
 	--workloads=?*) only=${1#*=} ;;
+	--pi=[13]) pi=${1#*=} ;;
 	--*) vm_fail "bench.sh: bad option '$1'" ;;
 	*) break ;;
 	esac
@@ -63,9 +68,10 @@ else
 	vm_load_roles
 	vm_module_params "$@"
 	if [ "$backstore" = iblock ]; then
+		[ -z "$pi" ] || vm_fail "bench.sh: --pi needs the ramdisk backstore"
 		vm_target_setup --iblock
 	else
-		vm_target_setup
+		vm_target_setup ${pi:+--pi "$pi"}
 	fi
 	vm_iscsid_start
 	vm_node_new
@@ -96,6 +102,13 @@ else
 		return 0
 	fi
 	vm_check_disk "$dev"
+	if [ -n "$pi" ]; then
+		# a PI line measured without PI would be a wrong figure
+		fmt=$(cat "/sys/block/${dev#/dev/}/integrity/format" 2>/dev/null)
+		[ "$fmt" = "T10-DIF-TYPE$pi-CRC" ] ||
+			vm_fail "bench.sh: $dev has the integrity profile '${fmt:-?}', not T10-DIF-TYPE$pi-CRC"
+		vm_log "$dev: integrity profile $fmt"
+	fi
 fi
 
 
