@@ -11,6 +11,7 @@
  *   bigdata.c     large transfers and STags that name too little
  *   conns.c       second connections to a logged-in session
  *   prelogin.c    connections that never finish their login
+ *   pi.c          protected commands with the tool's own PI tuples
  *   random.c      -m random: sessions, pings, the summary
  *   random_pdu.c  -m random: drawing each PDU
  *
@@ -36,7 +37,7 @@ enum mode {
 	BIGIO, BIGQ, SHORTW, SHORTR, RANDOM, HELLOVER, HELLOBAD, HELLOLEN,
 	HELLO2, LOGOUTBAD, GAPRESET, DOSHORT, READIMM, ORDABORT, TEXTBAD,
 	LOGOUTCONN, ADDCONN, BADTTT, DUPITT, DUPITTW, NOREPOST, SHORTLOGIN,
-	LOGINRACE, LOGINSTALL, LOGINRNR,
+	LOGINRACE, LOGINSTALL, LOGINRNR, PIGUARD,
 };
 
 /* session.c: the connection and the session on it */
@@ -112,6 +113,9 @@ void add_conn(const char *addr, const char *port, char *out, size_t size);
 void short_login(const char *addr, const char *port);
 void login_race(const char *addr, const char *port);
 void login_stall(const char *addr, const char *port, int hold, int rnr);
+
+/* pi.c */
+void pi_guard(char *out, size_t size);
 
 /* random.c */
 extern unsigned long long seed;		/* -s */

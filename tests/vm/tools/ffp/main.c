@@ -245,6 +245,13 @@
  *            may come. Appends "short status=0xSS|none"
  *   shortr   the same with a READ(10) and a Read STag: the target's RDMA
  *            Write beyond the MR fails; the same outcome
+ *   piguard  on a LUN with T10 PI type 1 and 512-byte blocks, protected
+ *            WRITE(10)s whose tuples the tool makes: good ones, a wrong
+ *            guard, a wrong reference tag, none at all; then a protected
+ *            READ(10) of the good data (pi.c). Appends "pi good=S
+ *            guard=S ref=S notuple=S read=S readback=ok|bad", each S the
+ *            status and, for a CHECK CONDITION, the sense key, ASC and
+ *            ASCQ ("0x02/0b/10/01")
  *
  * and, with -n, the randomized mode:
  *
@@ -401,6 +408,7 @@ static const struct {
 	[LOGINRACE]	= { "loginrace", F_STANDALONE },
 	[LOGINSTALL]	= { "loginstall", F_STANDALONE },
 	[LOGINRNR]	= { "loginrnr", F_STANDALONE },
+	[PIGUARD]	= { "piguard", F_TARGET | F_PLAIN_MR },
 };
 
 static int no_relogin;		/* -R: dropmid without the new login */
@@ -460,6 +468,9 @@ static const char *run_ffp(enum mode mode, const char *addr, const char *port,
 	case DUPITT:
 	case DUPITTW:
 		dup_itt(mode);
+		break;
+	case PIGUARD:
+		pi_guard(out, size);
 		break;
 	case NOP:
 		break;
