@@ -122,14 +122,21 @@
  * (a line each) until the initiator logs out or none comes within -w
  * seconds.
  *
- * usage: iser_tgt [-c CASE,...] [-t LBA] [-w SECONDS] [-P] ADDR PORT.  Exit
- * status 0 when every case got a connection, 1 on a local error or when
- * no connection came within -w seconds (default 240).
+ * usage: iser_tgt [-c CASE,...] [-t LBA] [-w SECONDS] [-P]
+ * [-I [-G LBA] [-Q LBA]] ADDR PORT.  Exit status 0 when every case got a
+ * connection, 1 on a local error or when no connection came within -w
+ * seconds (default 240).
  *
  * -P serves a LUN of a pattern instead of zeros: every 8-byte word is
  * splitmix64 of its byte offset, so data from the wrong place or of no
  * command shows; READ past the end gets LOGICAL BLOCK ADDRESS OUT OF
  * RANGE. `iser_tgt [-P] -D` prints the LUN's 1 MiB on stdout and exits.
+ *
+ * -I formats the LUN with T10 protection information type 1 (INQUIRY's
+ * PROTECT, READ CAPACITY (16)'s PROT_EN): a READ with RDPROTECT gets the
+ * tuple of each block behind it in the data (pi.c). -G LBA gives block
+ * LBA a wrong guard, -Q LBA a wrong reference tag; its data stays right.
+ * The LUN stays write-protected.
  *
  * The randomized mode, iser_tgt -m random [-s SEED] [-N COUNT] [-F FIRST]
  * [-r SHARE] [-t LBA] [-v] [-w SECONDS] ADDR PORT, serves the pattern LUN
@@ -329,7 +336,7 @@ int main(int argc, char **argv)
 	char *s, *tok;
 	unsigned int k;
 
-	while ((opt = getopt(argc, argv, "c:t:w:m:s:N:F:r:vPD")) != -1) {
+	while ((opt = getopt(argc, argv, "c:t:w:m:s:N:F:r:vPDIG:Q:")) != -1) {
 		switch (opt) {
 		case 'm':
 			if (strcmp(optarg, "random")) {
@@ -360,6 +367,15 @@ int main(int argc, char **argv)
 			break;
 		case 'D':
 			dump = 1;
+			break;
+		case 'I':
+			pi_type = 1;
+			break;
+		case 'G':
+			pi_bad_guard = strtoull(optarg, NULL, 0);
+			break;
+		case 'Q':
+			pi_bad_ref = strtoull(optarg, NULL, 0);
 			break;
 		case 'c':
 			nr = 0;
@@ -395,7 +411,7 @@ int main(int argc, char **argv)
 	}
 	if (argc - optind != 2 || !nr) {
 		fprintf(stderr, "usage: iser_tgt [-c CASE,...] [-t LBA] [-w SECONDS] [-P]\n"
-			"                ADDR PORT\n"
+			"                [-I [-G LBA] [-Q LBA]] ADDR PORT\n"
 			"       iser_tgt -m random [-s SEED] [-N COUNT] [-F FIRST] [-r SHARE] [-v] [-w SECONDS] ADDR PORT\n"
 			"       iser_tgt [-P] -D\n");
 		return 1;

@@ -13,7 +13,7 @@
 
 struct itool t;
 struct ibv_mr *data_mr;
-unsigned char data_buf[ZERO_SIZE + INFO_SIZE + JUNK_SIZE];
+unsigned char data_buf[PI_AREA + PI_SIZE];
 
 /* Response header: iSER header + BHS with ITT, StatSN, ExpCmdSN, MaxCmdSN. */
 unsigned char *rsp_start(unsigned char op, unsigned char flags,
@@ -56,19 +56,22 @@ int post_rsp(uint32_t len, struct ibv_send_wr *w, int nw, int use_inv,
 
 /*
  * RDMA Writes of @len bytes at @src to the read buffer of @c; their WRs
- * and SGEs in @w and @sge. The number of WRs.
+ * and SGEs in @w and @sge. The number of WRs. Each WR carries at most
+ * ZERO_SIZE bytes: of the zeros again and again, or, from the PI area,
+ * the next ones.
  */
 int data_writes(const struct cmd *c, const unsigned char *src,
 		uint32_t len, struct ibv_send_wr *w,
 		struct ibv_sge *sge)
 {
+	int step = src >= data_buf + PI_AREA;
 	uint32_t off = 0, n;
 	int nw = 0;
 
 	while (off < len && nw < MAX_WRITES) {
 		n = len - off < ZERO_SIZE ? len - off : ZERO_SIZE;
 		memset(&w[nw], 0, sizeof(w[nw]));
-		sge[nw].addr = (uintptr_t)src;
+		sge[nw].addr = (uintptr_t)src + (step ? off : 0);
 		sge[nw].length = n;
 		sge[nw].lkey = data_mr->lkey;
 		w[nw].sg_list = &sge[nw];
@@ -152,6 +155,7 @@ void emulate(const struct cmd *c, struct answer *a, uint64_t *lba)
 		info[2] = 5;
 		info[3] = 2;
 		info[4] = 31;
+		info[5] = pi_type ? 1 : 0;	/* PROTECT */
 		memcpy(info + 8, "ISERTOOLhostile peer    0001", 28);
 		a->len = 36;
 		break;
@@ -171,6 +175,8 @@ void emulate(const struct cmd *c, struct answer *a, uint64_t *lba)
 		}
 		put_be64(info, BLOCKS - 1);
 		itool_put_be32(info + 8, 512);
+		if (pi_type)		/* P_TYPE, PROT_EN */
+			info[12] = (pi_type - 1) << 1 | 1;
 		a->len = 32;
 		break;
 	case 0x1a:			/* MODE SENSE (6): header only */
@@ -213,6 +219,19 @@ void emulate(const struct cmd *c, struct answer *a, uint64_t *lba)
 			check(a, 0x05, 0x21);	/* LBA OUT OF RANGE */
 		else
 			a->data = data_buf + *lba * 512;
+	}
+	/*
+	 * -I: a protected READ (RDPROTECT, READ (10) and (16)) gets each
+	 * block's tuple behind it; an unprotected one the data alone
+	 */
+	if (pi_type && (cdb[0] == 0x28 || cdb[0] == 0x88) && cdb[1] >> 5 &&
+	    !a->status) {
+		if (*lba >= BLOCKS || a->len / 512 > BLOCKS - *lba) {
+			check(a, 0x05, 0x21);	/* LBA OUT OF RANGE */
+		} else {
+			a->data = pi_wire(a->data, *lba, a->len / 512);
+			a->len += a->len / 512 * PI_TUPLE;
+		}
 	}
 }
 

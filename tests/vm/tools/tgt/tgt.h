@@ -20,6 +20,7 @@
  *                 hello-unasked
  *   case_stag.c   late RDMA Writes to a read STag (late-write, abort-late,
  *                 abort-zbva)
+ *   pi.c          -I: the tuples of a protected READ, bad ones on request
  *   scsi.c        the LUN, commands parsed and answered, data by RDMA
  *                 Write, responses and their Sends
  *
@@ -43,6 +44,10 @@
 #define MAX_WRITES	8		/* RDMA Writes in front of a response */
 #define NO_TRIGGER	(~0ULL)
 #define JUNK_SIZE	65536		/* random bytes for random RDMA Writes */
+#define PI_TUPLE	8		/* -I: T10 PI bytes after each block */
+/* -I: where a protected READ's wire layout is built, and its size */
+#define PI_AREA		(ZERO_SIZE + INFO_SIZE + JUNK_SIZE)
+#define PI_SIZE		(BLOCKS * (512 + PI_TUPLE))
 #define LIVE_MAX	256		/* commands a connection holds */
 #define STALE_MAX	64		/* ITTs answered or of earlier connections */
 /* the iSER header of this connection: 28 bytes, or 12 with ZBVA */
@@ -130,9 +135,10 @@ extern struct itool t;
 extern struct ibv_mr *data_mr;
 /*
  * ZERO_SIZE zeros (READ data; the pattern with -P), then INFO_SIZE bytes
- * for other answers, then JUNK_SIZE random bytes (random mode)
+ * for other answers, then JUNK_SIZE random bytes (random mode), then
+ * PI_SIZE bytes for a protected READ's wire layout (-I)
  */
-extern unsigned char data_buf[ZERO_SIZE + INFO_SIZE + JUNK_SIZE];
+extern unsigned char data_buf[PI_AREA + PI_SIZE];
 extern int pattern;
 extern int rmode, rverbose;
 extern uint64_t trigger_lba;
@@ -194,6 +200,12 @@ struct rnd_stats {
 };
 
 extern struct rnd_stats rs;
+
+/* pi.c: -I (the protection type, 1), -G and -Q (LBAs with bad tuples) */
+extern int pi_type;
+extern uint64_t pi_bad_guard, pi_bad_ref;
+const unsigned char *pi_wire(const unsigned char *data, uint64_t lba,
+			     uint32_t blocks);
 
 /* scsi.c */
 unsigned char *rsp_start(unsigned char op, unsigned char flags,
