@@ -68,6 +68,12 @@ check("floor 16k 70/30 mix",
 check("floor 1M read at MTU 4096",
       near(pr.floor_packets(meta("read", "1M", mtu=4096)), 2 + 257 + 2),
       str(pr.floor_packets(meta("read", "1M", mtu=4096))))
+# with PI type 1 on 512-byte blocks a 4 KiB READ carries 4160 bytes: 5
+# packets of Data-In, 2 + 6 + 2 = 10
+mpi = meta("randread", "4k")
+mpi["pi_interval"] = 512
+check("floor 4k read with PI", near(pr.floor_packets(mpi), 10.0),
+      str(pr.floor_packets(mpi)))
 check("floor without the workload", pr.floor_packets({"requests": 1}) is None)
 dc = pr.device_counts({"requests": 100, "rdma_counters": {
     "rxe0/sent_pkts": 900, "rxe1/sent_pkts": 100, "rxe0/rcvd_rnr_err": 3,
@@ -157,7 +163,28 @@ with tempfile.TemporaryDirectory() as tmp:
     text = open(out + ".txt").read()
     check("text has the floor table", "floor: packets per I/O" in text)
 
-    write_row(logs, "prof-randread-4k-qd32-ours", 1000, [], ctr, result="FAIL: boom")
+    # our pair, and our pair with PI: its diff is taken against our pair
+    write_row(logs, "prof-randread-4k-qd32-ours", 1100, [
+        ("[kernel.kallsyms]", "schedule", 70),
+        ("[kernel.kallsyms]", "ist_rx_pdu", 2),
+        ("[kernel.kallsyms]", "rxe_requester", 10)], ctr)
+    write_row(logs, "prof-randread-4k-qd32-ours_pi", 600, [
+        ("[kernel.kallsyms]", "schedule", 70),
+        ("[kernel.kallsyms]", "ist_rx_pdu", 2),
+        ("[kernel.kallsyms]", "crc_t10dif_generic", 50),
+        ("[kernel.kallsyms]", "rxe_requester", 12)], ctr)
+    r = subprocess.run([sys.executable, REPORT, "--kernel", "6.1", logs, out],
+                       capture_output=True, text=True)
+    text = open(out + ".txt").read()
+    check("PI against our pair", r.returncode == 0 and
+          "our pair, T10-PI type 1 minus our pair without PI: +52000 instructions" in text,
+          r.stdout[-600:])
+    rep = json.load(open(out + ".json"))
+    d = rep["workloads"]["randread-4k-qd32"].get("diff_ours_pi", [])
+    check("PI diff: the CRC first", d and d[0]["symbol"] == "crc_t10dif_generic" and
+          d[0]["delta"] == 50000.0, str(d[:2]))
+
+    write_row(logs, "prof-randwrite-4k-qd32-ours", 1000, [], ctr, result="FAIL: boom")
     r = subprocess.run([sys.executable, REPORT, "--kernel", "6.1", logs, out],
                        capture_output=True, text=True)
     check("a failed row fails the report", r.returncode == 1 and

@@ -5,6 +5,8 @@
 # function, for every pairing and workload of one kernel's profile rows
 # (prof-WORKLOAD-PAIRING), and for each pairing a diff table against the
 # in-tree pair: where ours executes more or fewer instructions per I/O.
+# Our pair with T10-PI (ours_pi) is compared with our pair without it
+# instead: what protection information costs, and where.
 #
 #   profile-report.py --kernel K LOGDIR OUTPREFIX
 #
@@ -19,7 +21,8 @@
 # Each workload's table ends with the floor: the packets per I/O that
 # the exchange of RFC 5046 needs at the path MTU (a SCSI Command Send with
 # its immediate data, the Data-In RDMA Write, the RDMA Read of the rest of
-# a WRITE, the SCSI Response Send, one ACK per message) against the
+# a WRITE, the SCSI Response Send, one ACK per message; with PI, an 8-byte
+# tuple behind each protection interval of the data) against the
 # packets the RDMA devices sent (hw_counters), with their RNR NAKs and
 # retries; the instructions the iSER modules themselves execute per I/O;
 # the device's work (soft-RoCE, ib_core and the ICRC's CRC32); and the
@@ -40,7 +43,11 @@ import sys
 PAIRS = [("intree", "in-tree pair (reference)"),
          ("target", "in-tree initiator -> our target"),
          ("initiator", "our initiator -> in-tree target"),
-         ("ours", "our pair")]
+         ("ours", "our pair"),
+         ("ours_pi", "our pair, T10-PI type 1")]
+# the pairing each one's diff table is taken against, and its name there
+BASE = {"ours_pi": "ours"}
+BASE_NAME = {"intree": "in-tree", "ours": "our pair without PI"}
 # the symbols of the idle loop: time, not instructions
 IDLE = re.compile(r"(safe_halt|default_idle|cpu_idle|do_idle|acpi_idle|"
                   r"mwait_idle|poll_idle|cpuidle_enter)")
@@ -50,7 +57,8 @@ TOP = 25
 # which modules each pairing's "ours" is: what a zero-cost stack would save
 OURS = {"intree": (), "target": ("ib_isert", "iser_dm"),
         "initiator": ("ib_iser", "iser_dm"),
-        "ours": ("ib_iser", "ib_isert", "iser_dm")}
+        "ours": ("ib_iser", "ib_isert", "iser_dm"),
+        "ours_pi": ("ib_iser", "ib_isert", "iser_dm")}
 # the RDMA device's own work: soft-RoCE (or siw), the verbs core, the ICRC
 DEVICE_MODULES = ("rdma_rxe", "siw", "ib_core", "crc32_generic")
 DEVICE_SYMBOL = re.compile(r"^crc32")
@@ -149,6 +157,9 @@ def floor_packets(meta):
     if not opts or mtu <= 0:
         return None
     bs = size_of(opts.get("bs", "4k"))
+    interval = meta.get("pi_interval", 0)
+    if interval > 0:
+        bs += bs // interval * 8
     rw = opts.get("rw", "read")
     if rw in ("read", "randread"):
         rd = 1.0
@@ -236,7 +247,7 @@ def main():
     ap.add_argument("out")
     a = ap.parse_args()
 
-    pat = re.compile(r"^prof-(.+)-(intree|target|initiator|ours)$")
+    pat = re.compile(r"^prof-(.+?)-(intree|target|initiator|ours|ours_pi)$")
     rows = {}  # workload -> pair -> (work, idle, meta)
     failed = []
     for name in sorted(os.listdir(a.logdir)):
@@ -290,8 +301,9 @@ def main():
         floor = {}
         floor_table(got, lines, floor)
         report["workloads"][wl]["floor"] = floor
-        ref = got.get("intree")
         for pair, label in PAIRS[1:]:
+            base = BASE.get(pair, "intree")
+            ref = got.get(base)
             if not ref or pair not in got:
                 continue
             mod = {}
@@ -300,9 +312,10 @@ def main():
             diff = sorted(((cw.get(k, 0.0) - rw.get(k, 0.0), k) for k in keys),
                           key=lambda x: -abs(x[0]))
             tot = sum(cw.values()) - sum(rw.values())
-            lines.append("  %s minus in-tree: %+.0f instructions per I/O (%+.1f%%); "
+            lines.append("  %s minus %s: %+.0f instructions per I/O (%+.1f%%); "
                          "the %d largest differences:" % (
-                             label, tot, 100 * tot / sum(rw.values()), TOP))
+                             label, BASE_NAME[base], tot,
+                             100 * tot / sum(rw.values()), TOP))
             for d, sym in diff[:TOP]:
                 lines.append("    %+10.0f  %10.0f -> %10.0f  %s [%s]" % (
                     d, rw.get(sym, 0.0), cw.get(sym, 0.0), sym, mod[sym]))

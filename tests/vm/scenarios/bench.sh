@@ -102,13 +102,7 @@ else
 		return 0
 	fi
 	vm_check_disk "$dev"
-	if [ -n "$pi" ]; then
-		# a PI line measured without PI would be a wrong figure
-		fmt=$(cat "/sys/block/${dev#/dev/}/integrity/format" 2>/dev/null)
-		[ "$fmt" = "T10-DIF-TYPE$pi-CRC" ] ||
-			vm_fail "bench.sh: $dev has the integrity profile '${fmt:-?}', not T10-DIF-TYPE$pi-CRC"
-		vm_log "$dev: integrity profile $fmt"
-	fi
+	[ -z "$pi" ] || vm_bench_pi_check "$dev" "$pi"
 fi
 
 

@@ -42,6 +42,16 @@
 # Our target, when it is the target, sends every Send signaled here
 # (ib_isert signal_every=1). Either side may be the in-tree module (rows
 # ours-target-unsol-qd128, ours-initiator-unsol-qd128).
+#
+# On a slow kernel (VM_TIMEOUT_SCALE above 1: the debug kernel) the NOP-Out
+# interval and timeout grow by that factor, because a ping waits behind
+# hundreds of Sends in RNR retry, and the session keeps 32 commands in
+# flight instead of 128. That is still 1,024 Sends against the target's
+# 512 receive buffers and the initiator's 504 send queue slots, so the
+# send queue still fills in the middle of a command's Data-Outs; but
+# soft-RoCE's REG_MR fault above, which every RNR NAK can trigger, no
+# longer fails the same requeued commands five times in a row (the SCSI
+# midlayer's retry limit), as it does at 128 on that kernel.
 
 vm_rxe_up
 vm_load_roles
@@ -62,8 +72,13 @@ vm_node_new
 for kv in $params; do
 	vm_node_set "node.session.iscsi.${kv%%=*}" "${kv#*=}"
 done
-vm_node_set node.session.queue_depth 128
-vm_node_set node.session.cmds_max 128
+scale=${VM_TIMEOUT_SCALE:-1}
+depth=128
+[ "$scale" -gt 1 ] && depth=32
+vm_node_set node.session.queue_depth $depth
+vm_node_set node.session.cmds_max $depth
+vm_node_set "node.conn[0].timeo.noop_out_interval" $((5 * scale))
+vm_node_set "node.conn[0].timeo.noop_out_timeout" $((5 * scale))
 
 dev=$(vm_login_disk) || exit 1
 info=$(iscsiadm -m session -P 3 2>&1)
@@ -72,14 +87,14 @@ for kv in $params; do
 		vm_fail "session did not negotiate $kv: $(echo "$info" | grep "${kv%%=*}:")"
 done
 sid0=$(iscsiadm -m session | sed -n 's/^[^[]*\[\([0-9]*\)\].*/\1/p')
-echo 128 >"/sys/block/${dev#/dev/}/device/queue_depth" 2>/dev/null
+echo $depth >"/sys/block/${dev#/dev/}/device/queue_depth" 2>/dev/null
 vm_log "session $sid0, queue depth $(cat "/sys/block/${dev#/dev/}/device/queue_depth")"
 
 vm_fio "$dev" unsol <<-EOF
 	[w256k-qd128]
 	rw=randwrite
 	bs=256k
-	iodepth=128
+	iodepth=$depth
 	iodepth_batch_submit=32
 	numjobs=4
 	size=12M

@@ -4,10 +4,13 @@
 # Where the guest's CPU time goes while one fio workload runs (rows
 # profile-*, and tests/vm/profile.sh in make bench's exact mode; see
 # Documentation/performance.md, "Profiles"):
-#   profile WORKLOAD [SECONDS] [--iblock] [--freq=HZ]
+#   profile WORKLOAD [SECONDS] [--iblock | --pi=TYPE] [--freq=HZ]
+#           [MODULE.PARAM=VALUE...]
 # WORKLOAD is one of bench.sh's (guest/lib/bench.sh VM_BENCH_WORKLOADS). Sets up
 # the pairing as bench.sh does (ramdisk LUN, or with --iblock LIO's block
-# backstore on brd; prefilled), then samples every CPU with perf
+# backstore on brd, or with --pi the ramdisk formatted with protection
+# information of that type; the module parameters set after loading;
+# prefilled), then samples every CPU with perf
 # (cpu-clock, HZ per second of guest time, default 999, call graphs) over
 # SECONDS (default 20) of the workload.  Under icount (ISER_VM_ICOUNT=1)
 # one second of guest time is 1e9 guest instructions, so a sample stands
@@ -19,7 +22,8 @@
 # perf names them without it), profile.json (the frequency and the requests the disk
 # completed while perf ran: what tests/vm/profile-report.py divides by;
 # the workload's options, the negotiated immediate-data limit and the
-# path MTU, for the protocol's floor of packets; the packets and the RNR
+# path MTU and the protection interval (0 without PI), for the protocol's
+# floor of packets; the packets and the RNR
 # NAKs and retries of every RDMA device over the same window, from its
 # hw_counters)
 # and fio.json; over one more second of the workload (tracefs), timers.txt
@@ -35,11 +39,15 @@ case $secs in
 esac
 shift $(($# < 2 ? $# : 2))
 setup=()
+params=()
 freq=999
+pi=""
 for a in "$@"; do
 	case $a in
 	--iblock) setup+=(--iblock) ;;
+	--pi=[13]) pi=${a#*=}; setup+=(--pi "$pi") ;;
 	--freq=[1-9]*) freq=${a#*=} ;;
+	?*.?*=*) params+=("$a") ;;
 	*) vm_fail "profile.sh: bad argument '$a'" ;;
 	esac
 done
@@ -48,7 +56,7 @@ opts=$(vm_bench_workload "$workload") ||
 	vm_fail "profile.sh: unknown workload '$workload'"
 command -v perf >/dev/null || vm_fail "profile.sh: no perf in the guest (linux-perf on the host)"
 
-vm_bench_disk "${setup[@]}"
+vm_bench_disk "${params[@]}" "${setup[@]}"
 dev=$VM_BENCH_DEV
 
 args=()
@@ -99,10 +107,13 @@ imm=0
 		$(cat "$sess/first_burst_len") : $(cat "$cn/max_xmit_dlength") ))
 mtu=$(ibv_devinfo 2>/dev/null | awk '$1 == "active_mtu:" { print $2; exit }')
 [ -n "$mtu" ] || vm_fail "profile.sh: ibv_devinfo shows no active_mtu"
+# with PI, an 8-byte tuple follows each logical block on the wire
+interval=0
+[ -z "$pi" ] || interval=$(cat "/sys/block/${dev#/dev/}/queue/logical_block_size")
 /usr/bin/python3 - "$VM_SCEN_DIR/profile.json" "$workload" "$freq" \
-	"$((req1 - req0))" "$iops" "$opts" "$imm" "$mtu" "$c0" "$c1" <<'PY' ||
+	"$((req1 - req0))" "$iops" "$opts" "$imm" "$mtu" "$c0" "$c1" "$interval" <<'PY' ||
 import json, sys
-out, wl, freq, req, iops, opts, imm, mtu, c0, c1 = sys.argv[1:]
+out, wl, freq, req, iops, opts, imm, mtu, c0, c1, interval = sys.argv[1:]
 def parse(t):
     return {k: int(v) for k, v in (l.split() for l in t.splitlines() if l.strip())}
 a, b = parse(c0), parse(c1)
@@ -110,6 +121,7 @@ json.dump({"workload": wl, "freq": int(freq), "requests": int(req),
            "iops": int(iops),
            "options": dict(o.split("=", 1) for o in opts.split()),
            "immediate_limit": int(imm), "path_mtu": int(mtu),
+           "pi_interval": int(interval),
            "rdma_counters": {k: b[k] - a.get(k, 0) for k in b}},
           open(out, "w"))
 PY

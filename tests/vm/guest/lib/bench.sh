@@ -48,18 +48,43 @@ vm_prefill() {
 		--direct=1 --ioengine=libaio --output=/dev/null
 }
 
-# vm_bench_disk [--iblock]: the pairing set up as the benchmark has it
-# (soft-RoCE, both roles, the ramdisk LUN or with --iblock the brd one),
+# vm_bench_disk [MODULE.PARAM=VALUE...] [vm_target_setup options]: the
+# pairing set up as the benchmark has it (soft-RoCE, both roles with the
+# module parameters given, the ramdisk LUN, or with --iblock the brd one,
+# or with --pi TYPE the ramdisk formatted with protection information),
 # logged in, checked and prefilled; the disk in VM_BENCH_DEV (a variable,
 # not printed: the setup must run in this shell, not in a command
-# substitution)
+# substitution).
 vm_bench_disk() {
+	local params=() pi="" a
+	while [ $# -gt 0 ]; do
+		case $1 in
+		?*.?*=*) params+=("$1"); shift ;;
+		*) break ;;
+		esac
+	done
+	for a in "$@"; do
+		[ "$pi" = next ] && pi=$a
+		[ "$a" = --pi ] && pi=next
+	done
 	vm_rxe_up
 	vm_load_roles
+	[ ${#params[@]} -eq 0 ] || vm_module_params "${params[@]}"
 	vm_target_setup "$@"
 	vm_iscsid_start
 	vm_node_new
 	VM_BENCH_DEV=$(vm_login_disk) || exit 1
 	vm_check_disk "$VM_BENCH_DEV"
+	[ -z "$pi" ] || vm_bench_pi_check "$VM_BENCH_DEV" "$pi"
 	vm_prefill "$VM_BENCH_DEV"
+}
+
+# vm_bench_pi_check DEV TYPE: fail unless DEV has the integrity profile of
+# PI type TYPE (a PI figure measured without PI would be a wrong figure)
+vm_bench_pi_check() {
+	local fmt
+	fmt=$(cat "/sys/block/${1#/dev/}/integrity/format" 2>/dev/null)
+	[ "$fmt" = "T10-DIF-TYPE$2-CRC" ] ||
+		vm_fail "$1 has the integrity profile '${fmt:-?}', not T10-DIF-TYPE$2-CRC"
+	vm_log "$1: integrity profile $fmt"
 }
