@@ -9,13 +9,15 @@
 # the in-tree pair.
 #
 #   tests/vm/profile.sh [--kernel 6.1|6.12]... [--backstore iblock|ramdisk]
-#                       [--workloads NAME,...] [--pairings intree,target,...]
+#                       [--workloads NAME,...] [--pairings intree,target,...,ours_pi]
 #                       [--seconds N] [--freq HZ]
 #
 # Defaults: 6.1, the iblock backstore, the 4 KiB random read and write at
 # QD32, the in-tree pair, our target behind the in-tree initiator, our
 # initiator in front of the in-tree target and our pair, 5 s of guest time
 # per row, 10000 samples per guest second (one per 100,000 instructions).
+# ours_pi (ask for it, with --backstore ramdisk): our pair on a LUN with
+# T10-PI type 1, compared with our pair without PI.
 # Report: build/bench/profile-<kernel>-<backstore>.txt and .json.  Not
 # part of make check.  See Documentation/performance.md.
 
