@@ -19,8 +19,19 @@
 #   - every other block reads back equal to the pattern (iser_tgt -P -D),
 #     with read_verify on: the tuples of good blocks pass;
 #   - the session stays up and logs out cleanly.
+# With --type 2 the LUN has protection type 2 (iser_tgt -T 2), which LIO
+# does not offer: sd enables DIF type 2 and reads with READ(32) (SBC-3
+# 5.15), a 32-byte CDB whose last 16 bytes our initiator sends in an
+# extended CDB AHS (RFC 7143 11.2.1.2); the same checks hold, the block
+# layer's profile is the one of types 1 and 2 (T10-DIF-TYPE1-CRC), and
+# iser_tgt must have served READ(32)s (read32= on its line).
 
-[ $# -eq 0 ] || vm_fail "ini-pi-wire.sh: no arguments"
+type=1
+case $* in
+'') ;;
+'--type 2') type=2 ;;
+*) vm_fail "ini-pi-wire.sh: bad arguments '$*' (none, or --type 2)" ;;
+esac
 tgt=$VM_REPO/build/vm/tools/iser_tgt
 vm_rxe_up
 vm_load_roles
@@ -28,13 +39,15 @@ vm_module_params ib_iser.pi_enable=1
 img=$VM_SCEN_DIR/lun.img
 "$tgt" -P -D >"$img" || vm_fail "iser_tgt -D failed"
 out=$VM_SCEN_DIR/iser_tgt.out
-vm_iser_tgt_start "$out" good -P -I -G 1000 -Q 1500 -w 120
+vm_iser_tgt_start "$out" good -P -T "$type" -G 1000 -Q 1500 -w 120
 vm_iscsid_start
 dev=$(vm_iser_tgt_login) || exit 1
 sd=${dev#/dev/}
 fmt=$(cat "/sys/block/$sd/integrity/format" 2>/dev/null)
 vm_log "$dev: integrity profile '${fmt:-?}'"
 [ "$fmt" = T10-DIF-TYPE1-CRC ] || vm_fail "$dev has the integrity profile '${fmt:-?}', not T10-DIF-TYPE1-CRC"
+dmesg | grep -q "\[$sd\] Enabling DIF Type $type protection" ||
+	vm_fail "sd did not enable DIF type $type for $dev"
 iv=/sys/block/$sd/integrity/read_verify
 
 # block LBA: one block read directly; 0 when the read succeeded
@@ -73,4 +86,9 @@ cmp "$VM_SCEN_DIR/block" <(dd if="$img" bs=512 skip=1000 count=1 status=none) ||
 echo 1 >"$iv"
 
 vm_iser_tgt_logout
+if [ "$type" = 2 ]; then
+	n=$(sed -n 's/.* read32=\([0-9]*\).*/\1/p' "$out" | sort -n | tail -n 1)
+	[ "${n:-0}" -gt 0 ] || vm_fail "iser_tgt served no READ(32): $(cat "$out")"
+	vm_log "iser_tgt served $n READ(32) commands, each with an extended CDB AHS"
+fi
 vm_log "ini-pi-wire: bad tuples from the wire refused, every good block read back"

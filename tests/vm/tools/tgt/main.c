@@ -105,7 +105,7 @@
  * It prints one line per connection, for the scenario to judge:
  *
  *   case=NAME login=ok|no sent=yes|no closed=yes|no|self[ hello=yes]
- *   [ late=...][ zbva=yes|no pre=landed|refused landed=N]
+ *   [ late=...][ zbva=yes|no pre=landed|refused landed=N][ read32=N]
  *
  * login: full feature phase reached; sent: the case's PDU went out;
  * closed: the initiator disconnected within 20 s of it, on its own (the
@@ -123,7 +123,7 @@
  * seconds.
  *
  * usage: iser_tgt [-c CASE,...] [-t LBA] [-w SECONDS] [-P]
- * [-I [-G LBA] [-Q LBA]] ADDR PORT.  Exit status 0 when every case got a
+ * [-I | -T TYPE [-G LBA] [-Q LBA]] ADDR PORT.  Exit status 0 when every case got a
  * connection, 1 on a local error or when no connection came within -w
  * seconds (default 240).
  *
@@ -134,9 +134,12 @@
  *
  * -I formats the LUN with T10 protection information type 1 (INQUIRY's
  * PROTECT, READ CAPACITY (16)'s PROT_EN): a READ with RDPROTECT gets the
- * tuple of each block behind it in the data (pi.c). -G LBA gives block
- * LBA a wrong guard, -Q LBA a wrong reference tag; its data stays right.
- * The LUN stays write-protected.
+ * tuple of each block behind it in the data (pi.c). -T 2 formats it with
+ * type 2 (P_TYPE 1): sd then reads it with READ (32), whose last 16 CDB
+ * bytes come in an extended CDB AHS; the connection's line ends with
+ * read32=N, the READ (32)s served. -G LBA gives block LBA a wrong guard,
+ * -Q LBA a wrong reference tag; its data stays right. The LUN stays
+ * write-protected.
  *
  * The randomized mode, iser_tgt -m random [-s SEED] [-N COUNT] [-F FIRST]
  * [-r SHARE] [-t LBA] [-v] [-w SECONDS] ADDR PORT, serves the pattern LUN
@@ -336,7 +339,7 @@ int main(int argc, char **argv)
 	char *s, *tok;
 	unsigned int k;
 
-	while ((opt = getopt(argc, argv, "c:t:w:m:s:N:F:r:vPDIG:Q:")) != -1) {
+	while ((opt = getopt(argc, argv, "c:t:w:m:s:N:F:r:vPDIT:G:Q:")) != -1) {
 		switch (opt) {
 		case 'm':
 			if (strcmp(optarg, "random")) {
@@ -370,6 +373,13 @@ int main(int argc, char **argv)
 			break;
 		case 'I':
 			pi_type = 1;
+			break;
+		case 'T':
+			pi_type = atoi(optarg);
+			if (pi_type != 1 && pi_type != 2) {
+				fprintf(stderr, "iser_tgt: -T takes protection type 1 or 2\n");
+				return 1;
+			}
 			break;
 		case 'G':
 			pi_bad_guard = strtoull(optarg, NULL, 0);
@@ -411,7 +421,7 @@ int main(int argc, char **argv)
 	}
 	if (argc - optind != 2 || !nr) {
 		fprintf(stderr, "usage: iser_tgt [-c CASE,...] [-t LBA] [-w SECONDS] [-P]\n"
-			"                [-I [-G LBA] [-Q LBA]] ADDR PORT\n"
+			"                [-I | -T TYPE [-G LBA] [-Q LBA]] ADDR PORT\n"
 			"       iser_tgt -m random [-s SEED] [-N COUNT] [-F FIRST] [-r SHARE] [-v] [-w SECONDS] ADDR PORT\n"
 			"       iser_tgt [-P] -D\n");
 		return 1;

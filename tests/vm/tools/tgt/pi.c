@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * iser_tgt -I: the LUN formatted with T10 protection information type 1.
- * A protected READ (RDPROTECT not 0) gets the wire layout of
+ * iser_tgt -I (or -T TYPE): the LUN formatted with T10 protection
+ * information type 1 (or 2). A protected READ (RDPROTECT not 0: READ (10)
+ * and (16), and with type 2 READ (32)) gets the wire layout of
  * Documentation/wire-protocol.md, section 8: each 512-byte block followed
  * by its 8-byte tuple (CRC guard, application tag 0, the LBA's low 32 bits
  * as reference tag). -G LBA gives that block a wrong guard, -Q LBA a
@@ -13,6 +14,7 @@
 #include "tgt.h"
 
 int pi_type;
+unsigned long pi_read32;	/* READ (32)s served (type 2) */
 uint64_t pi_bad_guard = NO_TRIGGER, pi_bad_ref = NO_TRIGGER;
 
 /* CRC-16 T10-DIF: polynomial 0x8bb7, no reflection, initial value 0 */

@@ -99,9 +99,23 @@ static void put_be64(unsigned char *p, uint64_t v)
 	itool_put_be32(p + 4, (uint32_t)v);
 }
 
-/* the LBA of a READ or WRITE (6), (10) or (16) CDB, in @lba: 1, else 0 */
+/* READ (32): VARIABLE LENGTH, service action 0009h (SBC-3 5.15) */
+static int is_read32(const unsigned char *cdb)
+{
+	return cdb[0] == 0x7f && cdb[7] == 0x18 && cdb[8] == 0 && cdb[9] == 9;
+}
+
+/*
+ * The LBA of a READ or WRITE (6), (10) or (16) CDB, or of a READ (32), in
+ * @lba: 1, else 0
+ */
 int cdb_lba(const unsigned char *cdb, uint64_t *lba)
 {
+	if (is_read32(cdb)) {
+		*lba = (uint64_t)itool_get_be32(cdb + 12) << 32 |
+		       itool_get_be32(cdb + 16);
+		return 1;
+	}
 	switch (cdb[0]) {
 	case 0x08:
 	case 0x0a:
@@ -202,6 +216,16 @@ void emulate(const struct cmd *c, struct answer *a, uint64_t *lba)
 		a->len = itool_get_be32(cdb + 10) * 512;
 		a->data = data_buf;
 		break;
+	case 0x7f:			/* READ (32), -T 2 only */
+		if (pi_type != 2 || !is_read32(cdb)) {
+			check(a, 0x05, 0x20);
+			break;
+		}
+		cdb_lba(cdb, lba);
+		a->len = itool_get_be32(cdb + 28) * 512;
+		a->data = data_buf;
+		pi_read32++;
+		break;
 	case 0x0a:			/* WRITE: write protected */
 	case 0x2a:
 	case 0x8a:
@@ -221,11 +245,13 @@ void emulate(const struct cmd *c, struct answer *a, uint64_t *lba)
 			a->data = data_buf + *lba * 512;
 	}
 	/*
-	 * -I: a protected READ (RDPROTECT, READ (10) and (16)) gets each
-	 * block's tuple behind it; an unprotected one the data alone
+	 * -I: a protected READ (RDPROTECT: READ (10) and (16), and READ (32)
+	 * of type 2) gets each block's tuple behind it; an unprotected one
+	 * the data alone
 	 */
-	if (pi_type && (cdb[0] == 0x28 || cdb[0] == 0x88) && cdb[1] >> 5 &&
-	    !a->status) {
+	if (pi_type && !a->status &&
+	    (((cdb[0] == 0x28 || cdb[0] == 0x88) && cdb[1] >> 5) ||
+	     (is_read32(cdb) && cdb[10] >> 5))) {
 		if (*lba >= BLOCKS || a->len / 512 > BLOCKS - *lba) {
 			check(a, 0x05, 0x21);	/* LBA OUT OF RANGE */
 		} else {
@@ -338,7 +364,16 @@ void parse_cmd(const unsigned char *msg, struct cmd *c)
 	for (i = 8; i < 16; i++)
 		if (bhs[i])
 			c->lun0 = 0;
+	memset(c->cdb, 0, sizeof(c->cdb));
 	memcpy(c->cdb, bhs + 32, 16);
+	/*
+	 * An extended CDB AHS (RFC 7143 11.2.1.2, 11.3.8) right behind the
+	 * BHS: AHSLength (the CDB bytes past 16, plus the reserved byte),
+	 * AHSType 1, then the bytes; the tool takes CDBs of up to 32 bytes
+	 */
+	if (bhs[4] == 5 && bhs[ISDM_BHS_LEN + 2] == 1 &&
+	    bhs[ISDM_BHS_LEN] == 0 && bhs[ISDM_BHS_LEN + 1] == 17)
+		memcpy(c->cdb + 16, bhs + ISDM_BHS_LEN + 4, 16);
 }
 
 int is_trigger(const struct cmd *c)

@@ -366,6 +366,8 @@ out:
 		printf(" zbva=%s pre=%s landed=%d",
 		       itool_yes_no(t.hdr_len, "yes"), pre ? pre : "none",
 		       storm);
+	if (pi_type == 2)
+		printf(" read32=%lu", pi_read32);
 	printf("\n");
 	fflush(stdout);
 }

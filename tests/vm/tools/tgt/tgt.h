@@ -115,7 +115,7 @@ struct cmd {
 	uint32_t stag;
 	uint64_t va;
 	int lun0;
-	unsigned char cdb[16];
+	unsigned char cdb[32];		/* 16 bytes, or 32 with an ECDB AHS */
 	/* random mode */
 	int dirty;			/* random bytes written to its buffer */
 	int held;			/* answered later */
@@ -203,6 +203,7 @@ extern struct rnd_stats rs;
 
 /* pi.c: -I (the protection type, 1), -G and -Q (LBAs with bad tuples) */
 extern int pi_type;
+extern unsigned long pi_read32;
 extern uint64_t pi_bad_guard, pi_bad_ref;
 const unsigned char *pi_wire(const unsigned char *data, uint64_t lba,
 			     uint32_t blocks);
