@@ -80,6 +80,15 @@
  */
 #define ISI_DATAOUT_MAX		120
 /*
+ * The longest CDB (the SCSI host's max_cmd_len): the 32-byte CDBs of
+ * READ(32) and WRITE(32) (SBC-3 5.15, 5.36), which sd sends to a LUN with
+ * protection type 2. Its last 16 bytes travel in an extended CDB AHS
+ * (RFC 7143 11.2.1.2, 11.3.8) right behind the BHS: AHSLength, AHSType
+ * and a reserved byte, then the bytes, a multiple of 4 in all.
+ */
+#define ISI_CDB_MAX		32
+#define ISI_AHS_MAX		(4 + ISI_CDB_MAX - ISCSI_CDB_SIZE)
+/*
  * Largest transfer of one command (module parameter max_io_kb): the
  * default, and the range accepted. A session gets at most what the
  * device's fast registration page list holds (one page of it kept for a
@@ -137,8 +146,9 @@ enum isi_hello_state {
  * struct isi_tx - one outgoing Send of a task
  * @send: the core's Send descriptor; its @hdr points at @hdr, mapped per
  *	Send (isdm_tx_build()) and unmapped by its completion
- * @hdr: iSER header (ending at offset %ISDM_HDR_LEN_EXT) and BHS, where
- *	libiscsi builds the BHS (task->hdr)
+ * @hdr: iSER header (ending at offset %ISDM_HDR_LEN_EXT), BHS and the
+ *	AHS of a SCSI Command, where libiscsi builds the BHS and AHS
+ *	(task->hdr)
  * @nr_wr: send queue slots the Send and the WRs chained before it use
  * @task: the task the Send belongs to (a reference is held while posted)
  * @put_task: drop libiscsi's own reference too (PDU without a response)
@@ -147,7 +157,7 @@ enum isi_hello_state {
  */
 struct isi_tx {
 	struct isdm_tx		send;
-	u8			hdr[ISDM_TX_HDR_MAX];
+	u8			hdr[ISDM_TX_HDR_MAX + ISI_AHS_MAX];
 	int			nr_wr;
 	struct iscsi_task	*task;
 	bool			put_task;

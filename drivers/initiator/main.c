@@ -157,7 +157,7 @@ isi_session_create(struct iscsi_endpoint *ep, u16 cmds_max, u16 qdepth,
 	shost->max_lun = 512;
 	shost->max_id = 0;
 	shost->max_channel = 0;
-	shost->max_cmd_len = 16;
+	shost->max_cmd_len = ISI_CDB_MAX;
 	/* chained scatterlists beyond SG_CHUNK_SIZE entries */
 	shost->sg_tablesize = pages;
 	shost->max_sectors = pages * (SZ_4K >> SECTOR_SHIFT);

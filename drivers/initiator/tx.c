@@ -36,9 +36,10 @@ static void isi_send_done(struct ib_cq *cq, struct ib_wc *wc)
 
 /* Build the iSER header of @tx, whose BHS libiscsi built, and map both. */
 static int isi_tx_prep(struct isi_conn *ic, struct isi_tx *tx,
-		       const struct isdm_stags *st)
+		       const struct isdm_stags *st, u32 ahs_len)
 {
-	return isdm_tx_build(&ic->base, &tx->send, NULL, st, 0, isi_send_done);
+	return isdm_tx_build(&ic->base, &tx->send, NULL, st, ahs_len,
+			     isi_send_done);
 }
 
 /*
@@ -90,7 +91,7 @@ static int isi_send_control(struct isi_conn *ic, struct iscsi_task *task)
 	tx->task = task;
 	tx->dataout = false;
 	tx->put_task = task->hdr->itt == RESERVED_ITT;
-	ret = isi_tx_prep(ic, tx, NULL);
+	ret = isi_tx_prep(ic, tx, NULL, 0);
 	if (ret)
 		goto unreserve;
 
@@ -204,7 +205,7 @@ static int isi_dataouts_build(struct isi_conn *ic, struct iscsi_task *task,
 		tx->nr_wr = 1;
 		tx->task = task;
 		tx->dataout = true;
-		ret = isi_tx_prep(ic, tx, NULL);
+		ret = isi_tx_prep(ic, tx, NULL, 0);
 		if (ret)
 			goto free_tx;
 		*tail = tx;
@@ -264,6 +265,35 @@ static int isi_dataouts_count(struct iscsi_task *task)
 }
 
 /*
+ * A SCSI Command with an AHS (a 32-byte CDB) carries no immediate data and
+ * announces no unsolicited Data-Outs: the target fetches all of a WRITE's
+ * data by RDMA Read. A target sizes its receive buffers for the headers
+ * and MaxRecvDataSegmentLength bytes of data (the in-tree target with no
+ * room for an AHS at all), so headers, AHS and a full immediate data
+ * segment may not fit; immediate and unsolicited data are the
+ * initiator's choice (RFC 7143 13.10, 13.11), and the F bit says that
+ * none follows (11.3.1).
+ *
+ * Return: the AHS length, or -EINVAL for more than this host allows.
+ */
+static int isi_ahs_unsol_off(struct iscsi_task *task)
+{
+	struct iscsi_scsi_req *hdr = (struct iscsi_scsi_req *)task->hdr;
+	u32 ahs_len = task->hdr_len - ISDM_BHS_LEN;
+
+	if (task->hdr_len < ISDM_BHS_LEN || ahs_len > ISI_AHS_MAX ||
+	    ahs_len != hdr->hlength * 4u)
+		return -EINVAL;
+	if (ahs_len && task->sc->sc_data_direction == DMA_TO_DEVICE) {
+		task->imm_count = 0;
+		hton24(hdr->dlength, 0);
+		memset(&task->unsol_r2t, 0, sizeof(task->unsol_r2t));
+		hdr->flags |= ISCSI_FLAG_CMD_FINAL;
+	}
+	return ahs_len;
+}
+
+/*
  * Post the SCSI Command of @task. Its CmdSN is spent once the Send is
  * posted: libiscsi hands it to the next command only when this returns an
  * error, and sending the same CmdSN twice makes the target drop the second
@@ -281,10 +311,13 @@ static int isi_send_command(struct isi_conn *ic, struct iscsi_task *task,
 	struct isdm_stags st = {};
 	struct ib_send_wr inv, *first = NULL;
 	struct ib_reg_wr reg;
-	int nr_wr = 1, nr_dout, ret;
+	int nr_wr = 1, nr_dout, ahs_len, ret;
 
 	*douts = NULL;
 	tx->send.num_sge = 1;
+	ahs_len = isi_ahs_unsol_off(task);
+	if (ahs_len < 0)
+		return ahs_len;
 	if (scsi_bufflen(sc)) {
 		if (sc->sc_data_direction != DMA_TO_DEVICE &&
 		    sc->sc_data_direction != DMA_FROM_DEVICE)
@@ -329,7 +362,7 @@ static int isi_send_command(struct isi_conn *ic, struct iscsi_task *task,
 	tx->task = task;
 	tx->dataout = false;
 	tx->put_task = false;
-	ret = isi_tx_prep(ic, tx, &st);
+	ret = isi_tx_prep(ic, tx, &st, ahs_len);
 	if (ret)
 		goto free_douts;
 	ret = isi_tx_post(ic, tx, first);
@@ -460,7 +493,8 @@ void isi_cleanup_task(struct iscsi_task *task)
 }
 
 /**
- * isi_alloc_pdu() - the transport's alloc_pdu: the BHS lives in the Send
+ * isi_alloc_pdu() - the transport's alloc_pdu: the BHS (and the AHS of a
+ *	32-byte CDB) lives in the Send
  * @task: the task
  * @opcode: unused
  *
@@ -472,7 +506,7 @@ int isi_alloc_pdu(struct iscsi_task *task, u8 opcode)
 
 	it->tx.send.hdr = it->tx.hdr;
 	task->hdr = isdm_tx_bhs(&it->tx.send);
-	task->hdr_max = ISDM_BHS_LEN;
+	task->hdr_max = ISDM_BHS_LEN + ISI_AHS_MAX;
 	return 0;
 }
 
