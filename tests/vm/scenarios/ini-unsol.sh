@@ -51,7 +51,14 @@
 # send queue still fills in the middle of a command's Data-Outs; but
 # soft-RoCE's REG_MR fault above, which every RNR NAK can trigger, no
 # longer fails the same requeued commands five times in a row (the SCSI
-# midlayer's retry limit), as it does at 128 on that kernel.
+# midlayer's retry limit), as it does at 128 on that kernel. LIO's
+# Data-Out timeout of the ACL (dataout_timeout, 3 s by default; with
+# ERL=0 its expiry closes the connection) becomes 60 s, its maximum: on
+# that kernel the target at times receives nothing for over 3 s while
+# Sends wait out RNR NAKs, and LIO then closed the connection of a WRITE
+# whose Data-Outs were still coming. A SCSI Command sent twice under one
+# CmdSN still shows: the target's "is less than ExpCmdSN" for the copy at
+# once, the first one's Data-Out timeout a minute later.
 
 vm_rxe_up
 vm_load_roles
@@ -64,6 +71,7 @@ timers='func iscsit_start_dataout_timer +p; func iscsit_stop_dataout_timer +p'
 vm_target_setup
 acl=/sys/kernel/config/target/iscsi/$VM_TARGET_IQN/tpgt_1/acls/$VM_INITIATOR_IQN
 vm_must sh -c "echo 128 >$acl/cmdsn_depth"
+[ "${VM_TIMEOUT_SCALE:-1}" -gt 1 ] && vm_must sh -c "echo 60 >$acl/attrib/dataout_timeout"
 params="ImmediateData=Yes InitialR2T=No FirstBurstLength=262144 MaxBurstLength=262144"
 # shellcheck disable=SC2086
 vm_tcli "/iscsi/$VM_TARGET_IQN/tpg1 set parameter $params"
