@@ -71,7 +71,8 @@ timers='func iscsit_start_dataout_timer +p; func iscsit_stop_dataout_timer +p'
 vm_target_setup
 acl=/sys/kernel/config/target/iscsi/$VM_TARGET_IQN/tpgt_1/acls/$VM_INITIATOR_IQN
 vm_must sh -c "echo 128 >$acl/cmdsn_depth"
-[ "${VM_TIMEOUT_SCALE:-1}" -gt 1 ] && vm_must sh -c "echo 60 >$acl/attrib/dataout_timeout"
+scale=${VM_TIMEOUT_SCALE:-1}
+[ "$scale" -gt 1 ] && vm_must sh -c "echo 60 >$acl/attrib/dataout_timeout"
 params="ImmediateData=Yes InitialR2T=No FirstBurstLength=262144 MaxBurstLength=262144"
 # shellcheck disable=SC2086
 vm_tcli "/iscsi/$VM_TARGET_IQN/tpg1 set parameter $params"
@@ -80,7 +81,6 @@ vm_node_new
 for kv in $params; do
 	vm_node_set "node.session.iscsi.${kv%%=*}" "${kv#*=}"
 done
-scale=${VM_TIMEOUT_SCALE:-1}
 depth=128
 [ "$scale" -gt 1 ] && depth=32
 vm_node_set node.session.queue_depth $depth

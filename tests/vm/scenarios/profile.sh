@@ -58,6 +58,7 @@ command -v perf >/dev/null || vm_fail "profile.sh: no perf in the guest (linux-p
 
 vm_bench_disk "${params[@]}" "${setup[@]}"
 dev=$VM_BENCH_DEV
+[ -z "$pi" ] || vm_bench_pi_check "$dev" "$pi"
 
 args=()
 for o in $opts; do

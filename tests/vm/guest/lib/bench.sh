@@ -54,18 +54,15 @@ vm_prefill() {
 # or with --pi TYPE the ramdisk formatted with protection information),
 # logged in, checked and prefilled; the disk in VM_BENCH_DEV (a variable,
 # not printed: the setup must run in this shell, not in a command
-# substitution).
+# substitution). With --pi the caller checks the disk's integrity profile
+# (vm_bench_pi_check).
 vm_bench_disk() {
-	local params=() pi="" a
+	local params=()
 	while [ $# -gt 0 ]; do
 		case $1 in
 		?*.?*=*) params+=("$1"); shift ;;
 		*) break ;;
 		esac
-	done
-	for a in "$@"; do
-		[ "$pi" = next ] && pi=$a
-		[ "$a" = --pi ] && pi=next
 	done
 	vm_rxe_up
 	vm_load_roles
@@ -75,7 +72,6 @@ vm_bench_disk() {
 	vm_node_new
 	VM_BENCH_DEV=$(vm_login_disk) || exit 1
 	vm_check_disk "$VM_BENCH_DEV"
-	[ -z "$pi" ] || vm_bench_pi_check "$VM_BENCH_DEV" "$pi"
 	vm_prefill "$VM_BENCH_DEV"
 }
 
