@@ -2,7 +2,7 @@
 # shellcheck shell=bash
 #
 # Many sessions on one target, in one guest or in two (TARGET "X@peer"):
-#   manysess [--sessions N] [--rounds R] [--no-dead-portal]
+#   manysess [--sessions N] [--rounds R] [--no-dead-portal] [--perf]
 # One LUN (the 64 MiB ramdisk) behind one iSER portal; the node record of
 # the iser iface gets node.session.nr_sessions=N (default 64), so one
 # iscsiadm --login starts N sessions at once: a login storm. In each of R
@@ -11,7 +11,9 @@
 #     120 s scaled, and the target must have closed none of its
 #     connections before their login ("closing connection ... before
 #     login" in this guest's kernel log: our target's bounds for silent
-#     peers); the time until then is reported;
+#     peers); the time until then is reported, and the CPU time this
+#     guest spent meanwhile (under icount, ISER_VM_ICOUNT=1, the guest's
+#     instructions: the storm's exact cost);
 #   - in the first round, a second initiator (its own iface, initiator
 #     name and ACL) logs in one second into the storm: it must succeed,
 #     and its login time is reported (the goal of issue #41 is 5 s on
@@ -35,20 +37,32 @@
 # (rdma res) with all N logged in, for both sides together in one guest,
 # for each side in its own guest in the two-guest mode (the initiator
 # guest signals "upR" with every session up and waits for the target
-# guest's "sampledR", then "downR" after the logout). Fails, in the guest
+# guest's "sampledR", then "downR" after the logout, and starts the next
+# round once the target guest has found no session left, "cleanR"). Fails, in the guest
 # that sees it, when the slab after the last round's logout is more than
 # 16 KiB per session above the second round's (the first round's if there
 # are two; the first round grows the slab caches whoever runs it: a leak
 # per login shows in every round after), and on every usual gate.
+# --perf samples every CPU of the initiator's guest with perf (cpu-clock,
+# 499 Hz, call graphs) over the first round's storm, from the login's
+# start until every session has its disk: where a storm's CPU time goes.
+# In $VM_SCEN_DIR: storm-dso.txt and storm-sym.txt (samples by module and
+# by symbol, with counts), storm-caller.txt (the hottest symbols with
+# their callers), and the count of all samples in the log; the report
+# is made after the round's logout, when the sessions' memory is free
+# again (with 256 sessions of the in-tree pair, perf report ran a 3 GiB
+# guest out of memory).
 
 nsess=64
 rounds=3
 deadportal=1
+perf=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--sessions) nsess=${2:-}; shift ;;
 	--rounds) rounds=${2:-}; shift ;;
 	--no-dead-portal) deadportal="" ;;
+	--perf) perf=1 ;;
 	*) vm_fail "manysess.sh: bad argument $1" ;;
 	esac
 	shift
@@ -62,7 +76,48 @@ fi
 scale=${VM_TIMEOUT_SCALE:-1}
 other=${VM_INITIATOR_IQN%:*}:iser-vm-other
 
+# storm_perf_start and storm_perf_stop: perf over the first storm
+perf_data=/tmp/storm-perf.data
+perf_pid=""
+storm_perf_start() {
+	command -v perf >/dev/null || vm_fail "manysess.sh --perf: no perf in the guest (linux-perf on the host)"
+	echo 0 >/proc/sys/kernel/kptr_restrict
+	echo -1 >/proc/sys/kernel/perf_event_paranoid
+	perf record -q -a -g -e cpu-clock -F 499 -o "$perf_data" \
+		>"$VM_SCEN_DIR/storm-perf.log" 2>&1 &
+	perf_pid=$!
+	sleep 1
+	kill -0 "$perf_pid" 2>/dev/null ||
+		vm_fail "perf record did not start: $(tail -n 2 "$VM_SCEN_DIR/storm-perf.log" | paste -sd ' ' -)"
+}
+storm_perf_stop() {
+	kill -INT "$perf_pid"
+	wait "$perf_pid"
+}
+# after the round's logout: perf report needs memory the sessions hold
+storm_perf_report() {
+	local total
+	perf report -i "$perf_data" --stdio --no-children -g none -n --sort dso \
+		--percent-limit 0.2 2>/dev/null | grep -E '^ +[0-9.]+%' >"$VM_SCEN_DIR/storm-dso.txt"
+	perf report -i "$perf_data" --stdio --no-children -g none -n --sort dso,sym \
+		--percent-limit 0.1 2>/dev/null | grep -E '^ +[0-9.]+%' >"$VM_SCEN_DIR/storm-sym.txt"
+	perf report -i "$perf_data" --stdio --no-children -g caller,0.5,callee \
+		--sort sym --percent-limit 1 2>/dev/null | grep -v '^$' >"$VM_SCEN_DIR/storm-caller.txt"
+	total=$(perf report -i "$perf_data" --stdio -n --sort dso 2>/dev/null |
+		awk '/^# Samples:/ { print $3; exit }')
+	rm -f "$perf_data"
+	[ -s "$VM_SCEN_DIR/storm-dso.txt" ] || vm_fail "perf report of the storm gave nothing"
+	vm_log "perf over the storm: $total samples at 499 Hz on every CPU; by module (share, samples):"
+	head -n 15 "$VM_SCEN_DIR/storm-dso.txt"
+	vm_log "the storm's hottest symbols:"
+	head -n 30 "$VM_SCEN_DIR/storm-sym.txt"
+}
+
 ms() { echo $((${EPOCHREALTIME/./} / 1000)); }
+# the CPU time of every CPU not idle (user, nice, system, irq, softirq,
+# steal), in ticks of /proc/stat (USER_HZ): under icount (ISER_VM_ICOUNT=1)
+# a tick is 1e7 guest instructions
+cpu_busy() { awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9; exit }' /proc/stat; }
 sunreclaim() { awk '/^SUnreclaim:/ { print $2 }' /proc/meminfo; }
 # rdma res: QPs (not the GSI QPs), MRs, and the CQ entries of every CQ
 res_counts() {
@@ -140,6 +195,7 @@ if [ "${VM_PEER_ROLE:-}" = target ]; then
 			vm_fail "our target still holds a session after round $r's logout"
 		last=$(sunreclaim)
 		[ "$r" != "$leak_base" ] || base=$last
+		vm_peer_signal "clean$r"
 	done
 	vm_peer_wait "done" 100000
 	# a failed initiator guest says why; its rounds may not all have run
@@ -177,6 +233,8 @@ base_slab=""
 r=1
 while [ "$r" -le "$rounds" ]; do
 	vm_log "round $r of $rounds: $nsess sessions"
+	[ "$r" != 1 ] || [ -z "$perf" ] || storm_perf_start
+	busy0=$(cpu_busy)
 	t0=$(ms)
 	timeout $((300 * scale)) iscsiadm -m node -T "$VM_TARGET_IQN" \
 		-p "$VM_TGT_IP:$VM_ISER_PORT" -I iser --login >"$VM_SCEN_DIR/storm-$r.log" 2>&1 &
@@ -203,6 +261,8 @@ while [ "$r" -le "$rounds" ]; do
 	vm_wait $((120 * scale)) storm_disks ||
 		vm_fail "$(storm_disks | wc -l) of $nsess sessions logged in with a disk"
 	up_ms=$(($(ms) - t0))
+	busy=$(($(cpu_busy) - busy0))
+	[ "$r" != 1 ] || [ -z "$perf" ] || storm_perf_stop
 	wait "$storm" || vm_fail "iscsiadm --login of $nsess sessions: status $? ($(grep -v '^Logging in' "$VM_SCEN_DIR/storm-$r.log" | grep -v successful | head -n 3 | paste -sd ' ' -))"
 	if [ "$r" = 1 ] && [ -n "$deadportal" ]; then
 		wait "$deadlogin"
@@ -221,7 +281,7 @@ while [ "$r" -le "$rounds" ]; do
 	mapfile -t disks < <(storm_disks)
 	[ "$(printf '%s\n' "${disks[@]}" | sort -u | wc -l)" = "$nsess" ] ||
 		vm_fail "the $nsess sessions do not have $nsess distinct disks"
-	vm_log "round $r: $nsess sessions logged in, with their disks, in $up_ms ms"
+	vm_log "round $r: $nsess sessions logged in, with their disks, in $up_ms ms; CPU time meanwhile $((busy * 1000 / $(getconf CLK_TCK))) ms (all CPUs, this guest)"
 	no_evictions "$r"
 	if [ "$r" = 1 ]; then
 		if [ -n "${VM_PEER_ROLE:-}" ]; then
@@ -261,10 +321,17 @@ while [ "$r" -le "$rounds" ]; do
 	done
 	vm_wait $((30 * scale)) vm_ist_no_session ||
 		vm_fail "our target still holds a session after the logout"
-	[ -z "${VM_PEER_ROLE:-}" ] || vm_peer_signal "down$r"
+	if [ -n "${VM_PEER_ROLE:-}" ]; then
+		# the next storm waits for the target guest's checks of this
+		# logout: its sessions would otherwise count as this round's
+		vm_peer_signal "down$r"
+		vm_peer_wait "clean$r" $((60 * scale)) ||
+			vm_fail "no signal clean$r from the target guest"
+	fi
 	slab=$(sunreclaim)
 	vm_log "round $r: all logged out in $(($(ms) - t0)) ms; unreclaimable slab $((slab - slab0)) KiB above the start"
 	[ "$r" != "$leak_base" ] || base_slab=$slab
+	[ "$r" != 1 ] || [ -z "$perf" ] || storm_perf_report
 	r=$((r + 1))
 done
 leak_check "${VM_PEER_ROLE:-this guest}" "$base_slab" "$slab"
