@@ -33,16 +33,17 @@
 #   - one iscsiadm --logout of all: no session and no disk may remain,
 #     and our target must hold no session (debugfs);
 #   - the unreclaimable slab after the logout.
-# Reports per session: the unreclaimable slab, QPs, MRs and CQ entries
-# (rdma res) with all N logged in, for both sides together in one guest,
-# for each side in its own guest in the two-guest mode (the initiator
-# guest signals "upR" with every session up and waits for the target
-# guest's "sampledR", then "downR" after the logout, and starts the next
-# round once the target guest has found no session left, "cleanR"). Fails, in the guest
-# that sees it, when the slab after the last round's logout is more than
-# 16 KiB per session above the second round's (the first round's if there
-# are two; the first round grows the slab caches whoever runs it: a leak
-# per login shows in every round after), and on every usual gate.
+# Reports per session: the unreclaimable slab, the drop of free memory,
+# QPs, MRs and CQ entries (rdma res) with all N logged in, for both
+# sides together in one guest, for each side in its own guest in the
+# two-guest mode (the initiator guest signals "upR" with every session
+# up and waits for the target guest's "sampledR", then "downR" after the
+# logout, and starts the next round once the target guest has found no
+# session left, "cleanR"). Fails, in the guest that sees it, when the
+# slab after the last round's logout is more than 16 KiB per session
+# above the second round's (the first round's if there are two; the
+# first round grows the slab caches whoever runs it: a leak per login
+# shows in every round after), and on every usual gate.
 # --perf samples every CPU of the initiator's guest with perf (cpu-clock,
 # 499 Hz, call graphs) over the first round's storm, from the login's
 # start until every session has its disk: where a storm's CPU time goes.
@@ -119,6 +120,7 @@ ms() { echo $((${EPOCHREALTIME/./} / 1000)); }
 # a tick is 1e7 guest instructions
 cpu_busy() { awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9; exit }' /proc/stat; }
 sunreclaim() { awk '/^SUnreclaim:/ { print $2 }' /proc/meminfo; }
+memfree() { awk '/^MemFree:/ { print $2 }' /proc/meminfo; }
 # rdma res: QPs (not the GSI QPs), MRs, and the CQ entries of every CQ
 res_counts() {
 	local qp mr cqe
@@ -146,14 +148,16 @@ storm_disks() {
 	[ "$c" = "$nsess" ]
 }
 
-# per_session WHAT SLAB0 RES0 COUNT: the slab and rdma res growth since
-# SLAB0 and RES0, per session
+# per_session WHAT SLAB0 RES0 COUNT FREE0: the slab and rdma res growth
+# since SLAB0 and RES0, and the drop of free memory since FREE0 (pages
+# too: receive rings, page tables, the disks' first blocks), per session
 per_session() {
-	local q0 m0 c0 q1 m1 c1 slab
+	local q0 m0 c0 q1 m1 c1 slab free
 	slab=$(sunreclaim)
+	free=$(memfree)
 	read -r q0 m0 c0 <<<"$3"
 	read -r q1 m1 c1 <<<"$(res_counts)"
-	vm_log "per session, $1: $(((slab - $2) / $4)) KiB unreclaimable slab, $(((q1 - q0) / $4)) QPs, $(((m1 - m0) / $4)) MRs, $(((c1 - c0) / $4)) CQ entries ($4 sessions)"
+	vm_log "per session, $1: $(((slab - $2) / $4)) KiB unreclaimable slab, $((($5 - free) / $4)) KiB less free memory, $(((q1 - q0) / $4)) QPs, $(((m1 - m0) / $4)) MRs, $(((c1 - c0) / $4)) CQ entries ($4 sessions)"
 }
 # no_evictions ROUND: a storm from one host is not a silent peer: no
 # connection of it may be closed for waiting for its login (our target's
@@ -182,12 +186,13 @@ if [ "${VM_PEER_ROLE:-}" = target ]; then
 	vm_tcli "/iscsi/$VM_TARGET_IQN/tpg1/acls create $other"
 	res0=$(res_counts)
 	slab0=$(sunreclaim)
+	free0=$(memfree)
 	base="" last=""
 	vm_peer_signal ready
 	for r in $(seq "$rounds"); do
 		vm_peer_await "up$r" || break
 		# the second initiator is logged in in round 1 only
-		[ "$r" = 1 ] && per_session target "$slab0" "$res0" $((nsess + 1))
+		[ "$r" = 1 ] && per_session target "$slab0" "$res0" $((nsess + 1)) "$free0"
 		no_evictions "$r"
 		vm_peer_signal "sampled$r"
 		vm_peer_await "down$r" || break
@@ -229,6 +234,7 @@ dead=${VM_TGT_IP%.*}.99
 
 base_res=$(res_counts)
 slab0=$(sunreclaim)
+free0=$(memfree)
 base_slab=""
 r=1
 while [ "$r" -le "$rounds" ]; do
@@ -285,9 +291,9 @@ while [ "$r" -le "$rounds" ]; do
 	no_evictions "$r"
 	if [ "$r" = 1 ]; then
 		if [ -n "${VM_PEER_ROLE:-}" ]; then
-			per_session initiator "$slab0" "$base_res" $((nsess + 1))
+			per_session initiator "$slab0" "$base_res" $((nsess + 1)) "$free0"
 		else
-			per_session "initiator and target together" "$slab0" "$base_res" $((nsess + 1))
+			per_session "initiator and target together" "$slab0" "$base_res" $((nsess + 1)) "$free0"
 		fi
 	fi
 	if [ -n "${VM_PEER_ROLE:-}" ]; then
