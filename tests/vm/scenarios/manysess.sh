@@ -33,17 +33,18 @@
 #   - one iscsiadm --logout of all: no session and no disk may remain,
 #     and our target must hold no session (debugfs);
 #   - the unreclaimable slab after the logout.
-# Reports per session: the unreclaimable slab, the drop of free memory,
-# QPs, MRs and CQ entries (rdma res) with all N logged in, for both
-# sides together in one guest, for each side in its own guest in the
-# two-guest mode (the initiator guest signals "upR" with every session
-# up and waits for the target guest's "sampledR", then "downR" after the
-# logout, and starts the next round once the target guest has found no
-# session left, "cleanR"). Fails, in the guest that sees it, when the
-# slab after the last round's logout is more than 16 KiB per session
-# above the second round's (the first round's if there are two; the
-# first round grows the slab caches whoever runs it: a leak per login
-# shows in every round after), and on every usual gate.
+# Reports per session: the unreclaimable slab (and the caches that grew
+# most), the drop of free memory, vmalloc, QPs, MRs and CQ entries (rdma
+# res) with all N logged in, for both sides together in one guest, for
+# each side in its own guest in the two-guest mode (the initiator guest
+# signals "upR" with every session up and waits for the target guest's
+# "sampledR", then "downR" after the logout, and starts the next round
+# once the target guest has found no session left, "cleanR"). Fails, in
+# the guest that sees it, when the slab after the last round's logout is
+# more than 16 KiB per session above the second round's (the first
+# round's if there are two; the first round grows the slab caches
+# whoever runs it: a leak per login shows in every round after), and on
+# every usual gate.
 # --perf samples every CPU of the initiator's guest with perf (cpu-clock,
 # 499 Hz, call graphs) over the first round's storm, from the login's
 # start until every session has its disk: where a storm's CPU time goes.
@@ -121,6 +122,16 @@ ms() { echo $((${EPOCHREALTIME/./} / 1000)); }
 cpu_busy() { awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9; exit }' /proc/stat; }
 sunreclaim() { awk '/^SUnreclaim:/ { print $2 }' /proc/meminfo; }
 memfree() { awk '/^MemFree:/ { print $2 }' /proc/meminfo; }
+vmallocd() { awk '/^VmallocUsed:/ { print $2 }' /proc/meminfo; }
+# slabsnap FILE: the bytes of every slab cache (objects times their size)
+slabsnap() { awk 'NR > 2 { print $1, $3 * $4 }' /proc/slabinfo >"$1"; }
+# slabtop BEFORE AFTER COUNT: the six caches that grew most, KiB per
+# session
+slabtop() {
+	awk -v n="$3" '{ d[$1] += (FILENAME == ARGV[2] ? $2 : -$2) }
+		END { for (c in d) if (d[c] > 0) printf "%d %s\n", d[c] / 1024 / n, c }' \
+		"$1" "$2" | sort -rn | awk '$1 > 0' | head -n 6 | awk '{ printf "%s %s; ", $2, $1 }'
+}
 # rdma res: QPs (not the GSI QPs), MRs, and the CQ entries of every CQ
 res_counts() {
 	local qp mr cqe
@@ -148,16 +159,21 @@ storm_disks() {
 	[ "$c" = "$nsess" ]
 }
 
-# per_session WHAT SLAB0 RES0 COUNT FREE0: the slab and rdma res growth
-# since SLAB0 and RES0, and the drop of free memory since FREE0 (pages
-# too: receive rings, page tables, the disks' first blocks), per session
+# per_session WHAT SLAB0 RES0 COUNT FREE0 VMALLOC0: the slab and rdma res
+# growth since SLAB0 and RES0, the drop of free memory since FREE0 (pages
+# too: receive rings, soft-RoCE's queues, the disks' first blocks) and the
+# vmalloc growth since VMALLOC0, per session; the slab caches that grew
+# most since the snapshot $VM_SCEN_DIR/slab0
 per_session() {
-	local q0 m0 c0 q1 m1 c1 slab free
+	local q0 m0 c0 q1 m1 c1 slab free vm
 	slab=$(sunreclaim)
 	free=$(memfree)
+	vm=$(vmallocd)
+	slabsnap "$VM_SCEN_DIR/slab1"
 	read -r q0 m0 c0 <<<"$3"
 	read -r q1 m1 c1 <<<"$(res_counts)"
-	vm_log "per session, $1: $(((slab - $2) / $4)) KiB unreclaimable slab, $((($5 - free) / $4)) KiB less free memory, $(((q1 - q0) / $4)) QPs, $(((m1 - m0) / $4)) MRs, $(((c1 - c0) / $4)) CQ entries ($4 sessions)"
+	vm_log "per session, $1: $(((slab - $2) / $4)) KiB unreclaimable slab, $((($5 - free) / $4)) KiB less free memory, $(((vm - $6) / $4)) KiB vmalloc, $(((q1 - q0) / $4)) QPs, $(((m1 - m0) / $4)) MRs, $(((c1 - c0) / $4)) CQ entries ($4 sessions)"
+	vm_log "per session, $1, the slab caches that grew most (KiB): $(slabtop "$VM_SCEN_DIR/slab0" "$VM_SCEN_DIR/slab1" "$4")"
 }
 # no_evictions ROUND: a storm from one host is not a silent peer: no
 # connection of it may be closed for waiting for its login (our target's
@@ -187,12 +203,14 @@ if [ "${VM_PEER_ROLE:-}" = target ]; then
 	res0=$(res_counts)
 	slab0=$(sunreclaim)
 	free0=$(memfree)
+	vmalloc0=$(vmallocd)
+	slabsnap "$VM_SCEN_DIR/slab0"
 	base="" last=""
 	vm_peer_signal ready
 	for r in $(seq "$rounds"); do
 		vm_peer_await "up$r" || break
 		# the second initiator is logged in in round 1 only
-		[ "$r" = 1 ] && per_session target "$slab0" "$res0" $((nsess + 1)) "$free0"
+		[ "$r" = 1 ] && per_session target "$slab0" "$res0" $((nsess + 1)) "$free0" "$vmalloc0"
 		no_evictions "$r"
 		vm_peer_signal "sampled$r"
 		vm_peer_await "down$r" || break
@@ -235,6 +253,8 @@ dead=${VM_TGT_IP%.*}.99
 base_res=$(res_counts)
 slab0=$(sunreclaim)
 free0=$(memfree)
+vmalloc0=$(vmallocd)
+slabsnap "$VM_SCEN_DIR/slab0"
 base_slab=""
 r=1
 while [ "$r" -le "$rounds" ]; do
@@ -291,9 +311,9 @@ while [ "$r" -le "$rounds" ]; do
 	no_evictions "$r"
 	if [ "$r" = 1 ]; then
 		if [ -n "${VM_PEER_ROLE:-}" ]; then
-			per_session initiator "$slab0" "$base_res" $((nsess + 1)) "$free0"
+			per_session initiator "$slab0" "$base_res" $((nsess + 1)) "$free0" "$vmalloc0"
 		else
-			per_session "initiator and target together" "$slab0" "$base_res" $((nsess + 1)) "$free0"
+			per_session "initiator and target together" "$slab0" "$base_res" $((nsess + 1)) "$free0" "$vmalloc0"
 		fi
 	fi
 	if [ -n "${VM_PEER_ROLE:-}" ]; then
