@@ -258,6 +258,12 @@ path_cut() {
 how="rdma link delete $cut_dev"
 [ -n "$role" ] && how="$cut_nic drops every frame"
 
+# the cut comes $cut_after s after fio's first I/O through the map (on
+# a loaded host fio can take longer than that to start)
+dm=$(basename "$(readlink -f "$dev")")
+map_busy() { [ "$(ios_of "$dm")" -gt 0 ]; }
+vm_wait $((60 * ${VM_TIMEOUT_SCALE:-1})) map_busy ||
+	vm_fail "fio completed no I/O through $dev in $((60 * ${VM_TIMEOUT_SCALE:-1})) s"
 sleep "$cut_after"
 [ $alua = 1 ] && serving "before the cut" "$sd1"
 if [ $flap = 1 ]; then
