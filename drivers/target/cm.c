@@ -171,7 +171,7 @@ static int ist_connect_request(struct rdma_cm_id *cm_id,
 	/*
 	 * Queue sizes. Receives: the login buffer now, up to IST_MAX_RX at
 	 * full feature phase (ist_get_rx_pdu() posts what the session's
-	 * window needs). Sends: one response per receive buffer plus a few
+	 * window needs). Sends: IST_MAX_SENDS responses plus a few
 	 * unexpected PDUs. RDMA: IST_MAX_RDMA_CMDS commands of IST_RDMA_PAGES
 	 * pages each, in as many contexts as rdma_rw splits such a command
 	 * into (by the SGEs of an RDMA Read, or the pages of an MR where it
@@ -182,7 +182,7 @@ static int ist_connect_request(struct rdma_cm_id *cm_id,
 	 * send queue, and could never be posted.
 	 */
 	qa.recv_wr = IST_MAX_RX;
-	qa.send_wr = IST_MAX_RX + IST_EXTRA_SENDS;
+	qa.send_wr = IST_MAX_SENDS + IST_EXTRA_SENDS;
 	qa.rdma_ctxs = IST_MAX_RDMA_CMDS *
 		rdma_rw_mr_factor(ic->base.dev->ib_dev, cm_id->port_num,
 				  IST_RDMA_PAGES);

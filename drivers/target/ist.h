@@ -64,19 +64,29 @@
 /* room for an AHS (extended CDB) in a receive buffer */
 #define IST_AHS_MAX		256
 /*
- * Bound on full-feature receive buffers, and so on responses in flight:
- * LIO's largest CmdSN window is 512; unsolicited Data-Out adds to it. A
- * window beyond this only makes the initiator wait (RNR retry).
+ * Bound on full-feature receive buffers: LIO's largest CmdSN window is
+ * 512; unsolicited Data-Out adds to it. A window beyond this only makes
+ * the initiator wait (RNR retry).
  */
 #define IST_MAX_RX		512
 /* receive buffers of a discovery session */
 #define IST_DISCOVERY_RX	8
-/* Sends beyond one per receive: NOP-In pings, async events, HelloReply */
+/*
+ * Responses in flight the send queue is sized for: twice Linux
+ * initiators' default queue depth, four times LIO's default CmdSN window.
+ * A deeper window fills the send queue, and a full send queue is
+ * backpressure (LIO's queue-full retry, the rdma_wait list). The send
+ * queue is most of a connection's memory: its entries are sized for the
+ * QP's SGEs per WR (soft-RoCE: 1 KiB each with its 32, and it rounds
+ * their count up to a power of two).
+ */
+#define IST_MAX_SENDS		256
+/* Sends beyond those: NOP-In pings, async events, HelloReply */
 #define IST_EXTRA_SENDS		16
 /* buckets of the waiting SCSI commands by ITT: a few per bucket at QD128 */
 #define IST_ITT_HASH_BITS	6
 /* commands with RDMA Reads or Writes in flight the send queue is sized for */
-#define IST_MAX_RDMA_CMDS	256
+#define IST_MAX_RDMA_CMDS	128
 /*
  * I/O size (in 4 KiB pages) the send queue is sized for: 512 KiB, Linux
  * initiators' default. Larger I/Os work (up to IST_MAX_RDMA_CMDS times
