@@ -159,21 +159,29 @@ storm_disks() {
 	[ "$c" = "$nsess" ]
 }
 
-# per_session WHAT SLAB0 RES0 COUNT FREE0 VMALLOC0: the slab and rdma res
-# growth since SLAB0 and RES0, the drop of free memory since FREE0 (pages
-# too: receive rings, soft-RoCE's queues, the disks' first blocks) and the
-# vmalloc growth since VMALLOC0, per session; the slab caches that grew
-# most since the snapshot $VM_SCEN_DIR/slab0
+# mem_base: the baseline of per_session, before any session: res0,
+# slab0, free0, vmalloc0 and the slab snapshot $VM_SCEN_DIR/slab0
+mem_base() {
+	res0=$(res_counts)
+	slab0=$(sunreclaim)
+	free0=$(memfree)
+	vmalloc0=$(vmallocd)
+	slabsnap "$VM_SCEN_DIR/slab0"
+}
+# per_session WHAT COUNT: since mem_base, per session of COUNT: the slab
+# and rdma res growth, the drop of free memory (pages too: receive rings,
+# soft-RoCE's queues, the disks' first blocks), the vmalloc growth, and
+# the slab caches that grew most
 per_session() {
 	local q0 m0 c0 q1 m1 c1 slab free vm
 	slab=$(sunreclaim)
 	free=$(memfree)
 	vm=$(vmallocd)
 	slabsnap "$VM_SCEN_DIR/slab1"
-	read -r q0 m0 c0 <<<"$3"
+	read -r q0 m0 c0 <<<"$res0"
 	read -r q1 m1 c1 <<<"$(res_counts)"
-	vm_log "per session, $1: $(((slab - $2) / $4)) KiB unreclaimable slab, $((($5 - free) / $4)) KiB less free memory, $(((vm - $6) / $4)) KiB vmalloc, $(((q1 - q0) / $4)) QPs, $(((m1 - m0) / $4)) MRs, $(((c1 - c0) / $4)) CQ entries ($4 sessions)"
-	vm_log "per session, $1, the slab caches that grew most (KiB): $(slabtop "$VM_SCEN_DIR/slab0" "$VM_SCEN_DIR/slab1" "$4")"
+	vm_log "per session, $1: $(((slab - slab0) / $2)) KiB unreclaimable slab, $(((free0 - free) / $2)) KiB less free memory, $(((vm - vmalloc0) / $2)) KiB vmalloc, $(((q1 - q0) / $2)) QPs, $(((m1 - m0) / $2)) MRs, $(((c1 - c0) / $2)) CQ entries ($2 sessions)"
+	vm_log "per session, $1, the slab caches that grew most (KiB): $(slabtop "$VM_SCEN_DIR/slab0" "$VM_SCEN_DIR/slab1" "$2")"
 }
 # no_evictions ROUND: a storm from one host is not a silent peer: no
 # connection of it may be closed for waiting for its login (our target's
@@ -200,17 +208,13 @@ vm_load_roles
 if [ "${VM_PEER_ROLE:-}" = target ]; then
 	vm_target_setup
 	vm_tcli "/iscsi/$VM_TARGET_IQN/tpg1/acls create $other"
-	res0=$(res_counts)
-	slab0=$(sunreclaim)
-	free0=$(memfree)
-	vmalloc0=$(vmallocd)
-	slabsnap "$VM_SCEN_DIR/slab0"
+	mem_base
 	base="" last=""
 	vm_peer_signal ready
 	for r in $(seq "$rounds"); do
 		vm_peer_await "up$r" || break
 		# the second initiator is logged in in round 1 only
-		[ "$r" = 1 ] && per_session target "$slab0" "$res0" $((nsess + 1)) "$free0" "$vmalloc0"
+		[ "$r" = 1 ] && per_session target $((nsess + 1))
 		no_evictions "$r"
 		vm_peer_signal "sampled$r"
 		vm_peer_await "down$r" || break
@@ -250,11 +254,7 @@ dead=${VM_TGT_IP%.*}.99
 [ -z "$deadportal" ] ||
 	vm_must iscsiadm -m node -T "$VM_TARGET_IQN" -p "$dead:$VM_ISER_PORT,1" -I iser-other -o new
 
-base_res=$(res_counts)
-slab0=$(sunreclaim)
-free0=$(memfree)
-vmalloc0=$(vmallocd)
-slabsnap "$VM_SCEN_DIR/slab0"
+mem_base
 base_slab=""
 r=1
 while [ "$r" -le "$rounds" ]; do
@@ -311,9 +311,9 @@ while [ "$r" -le "$rounds" ]; do
 	no_evictions "$r"
 	if [ "$r" = 1 ]; then
 		if [ -n "${VM_PEER_ROLE:-}" ]; then
-			per_session initiator "$slab0" "$base_res" $((nsess + 1)) "$free0" "$vmalloc0"
+			per_session initiator $((nsess + 1))
 		else
-			per_session "initiator and target together" "$slab0" "$base_res" $((nsess + 1)) "$free0" "$vmalloc0"
+			per_session "initiator and target together" $((nsess + 1))
 		fi
 	fi
 	if [ -n "${VM_PEER_ROLE:-}" ]; then
