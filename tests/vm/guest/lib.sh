@@ -138,6 +138,8 @@ vm_scen_dmesg() {
 . "$VM_GUEST_DIR/lib/iser-tgt.sh"
 # shellcheck source=lib/fio.sh
 . "$VM_GUEST_DIR/lib/fio.sh"
+# shellcheck source=lib/mem.sh
+. "$VM_GUEST_DIR/lib/mem.sh"
 # shellcheck source=lib/bench.sh
 . "$VM_GUEST_DIR/lib/bench.sh"
 # shellcheck source=lib/teardown.sh

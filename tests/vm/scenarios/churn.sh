@@ -79,19 +79,6 @@ a_logged_in() { # session A is LOGGED_IN
 		awk -v t="$VM_TARGET_IQN" '$1 == "Target:" { on = ($2 == t) }
 			on && /iSCSI Session State: LOGGED_IN/ { f = 1 } END { exit !f }'
 }
-slab_kib() { # unreclaimable slab, KiB, with I/O stopped and caches dropped
-	local f
-	sync
-	echo 3 >/proc/sys/vm/drop_caches
-	# empty slabs back to the page allocator; on the debug kernel this
-	# also empties KASAN's quarantine of freed objects, which counts as
-	# slab and would hide or fake a leak
-	for f in /sys/kernel/slab/*/shrink; do
-		echo 1 >"$f"
-	done 2>/dev/null
-	sleep 2
-	awk '/^SUnreclaim:/ { print $2 }' /proc/meminfo
-}
 slab_top() { # the caches with the most active objects, for the log
 	awk 'NR > 2 { print $1, $2 * $4 }' /proc/slabinfo | sort -k2 -nr |
 		head -n 12 | paste -sd ' ' -
@@ -124,7 +111,7 @@ io_stop() { # WHAT: stop the I/O loop, fail if a job failed
 }
 slab_check() { # WHAT
 	local now
-	now=$(slab_kib)
+	now=$(vm_slab_settled)
 	vm_log "after $1: SUnreclaim ${now} KiB (before the churn ${slab0} KiB); largest caches: $(slab_top)"
 	[ $((now - slab0)) -le 4096 ] ||
 		vm_fail "unreclaimable slab grew by $((now - slab0)) KiB over $1 (more than 4 MiB)"
@@ -134,7 +121,7 @@ slab_check() { # WHAT
 login2 1 >/dev/null || vm_fail "login to $(iqn_of 1) failed"
 vm_wait 30 disk2 1 >/dev/null || vm_fail "no disk for $(iqn_of 1)"
 logout2 1 >/dev/null || vm_fail "logout of $(iqn_of 1) failed"
-slab0=$(slab_kib)
+slab0=$(vm_slab_settled)
 vm_log "before the churn: SUnreclaim ${slab0} KiB; largest caches: $(slab_top)"
 
 # chain K: cycles FROM..TO (numbered in the whole run), logging in and out

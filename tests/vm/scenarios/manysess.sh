@@ -11,7 +11,8 @@
 #     120 s scaled, and the target must have closed none of its
 #     connections before their login ("closing connection ... before
 #     login" in this guest's kernel log: our target's bounds for silent
-#     peers); the time until then is reported, and the CPU time this
+#     peers, whose pre-login timer is scaled on a slow kernel); the
+#     time until then is reported, and the CPU time this
 #     guest spent meanwhile (under icount, ISER_VM_ICOUNT=1, the guest's
 #     instructions: the storm's exact cost);
 #   - in the first round, a second initiator (its own iface, initiator
@@ -32,7 +33,8 @@
 #     on its own 256 KiB of the LUN, crc32c-verified;
 #   - one iscsiadm --logout of all: no session and no disk may remain,
 #     and our target must hold no session (debugfs);
-#   - the unreclaimable slab after the logout.
+#   - the unreclaimable slab after the logout, settled (vm_slab_settled:
+#     the page cache dropped, every slab cache shrunk).
 # Reports per session: the unreclaimable slab (and the caches that grew
 # most), the drop of free memory, vmalloc, QPs, MRs and CQ entries (rdma
 # res) with all N logged in, for both sides together in one guest, for
@@ -116,15 +118,6 @@ storm_perf_report() {
 }
 
 ms() { echo $((${EPOCHREALTIME/./} / 1000)); }
-# the CPU time of every CPU not idle (user, nice, system, irq, softirq,
-# steal), in ticks of /proc/stat (USER_HZ): under icount (ISER_VM_ICOUNT=1)
-# a tick is 1e7 guest instructions
-cpu_busy() { awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9; exit }' /proc/stat; }
-sunreclaim() { awk '/^SUnreclaim:/ { print $2 }' /proc/meminfo; }
-memfree() { awk '/^MemFree:/ { print $2 }' /proc/meminfo; }
-vmallocd() { awk '/^VmallocUsed:/ { print $2 }' /proc/meminfo; }
-# slabsnap FILE: the bytes of every slab cache (objects times their size)
-slabsnap() { awk 'NR > 2 { print $1, $3 * $4 }' /proc/slabinfo >"$1"; }
 # slabtop BEFORE AFTER COUNT: the six caches that grew most, KiB per
 # session
 slabtop() {
@@ -163,10 +156,10 @@ storm_disks() {
 # slab0, free0, vmalloc0 and the slab snapshot $VM_SCEN_DIR/slab0
 mem_base() {
 	res0=$(res_counts)
-	slab0=$(sunreclaim)
-	free0=$(memfree)
-	vmalloc0=$(vmallocd)
-	slabsnap "$VM_SCEN_DIR/slab0"
+	slab0=$(vm_meminfo SUnreclaim)
+	free0=$(vm_meminfo MemFree)
+	vmalloc0=$(vm_meminfo VmallocUsed)
+	vm_slab_snap "$VM_SCEN_DIR/slab0"
 }
 # per_session WHAT COUNT: since mem_base, per session of COUNT: the slab
 # and rdma res growth, the drop of free memory (pages too: receive rings,
@@ -174,10 +167,10 @@ mem_base() {
 # the slab caches that grew most
 per_session() {
 	local q0 m0 c0 q1 m1 c1 slab free vm
-	slab=$(sunreclaim)
-	free=$(memfree)
-	vm=$(vmallocd)
-	slabsnap "$VM_SCEN_DIR/slab1"
+	slab=$(vm_meminfo SUnreclaim)
+	free=$(vm_meminfo MemFree)
+	vm=$(vm_meminfo VmallocUsed)
+	vm_slab_snap "$VM_SCEN_DIR/slab1"
 	read -r q0 m0 c0 <<<"$res0"
 	read -r q1 m1 c1 <<<"$(res_counts)"
 	vm_log "per session, $1: $(((slab - slab0) / $2)) KiB unreclaimable slab, $(((free0 - free) / $2)) KiB less free memory, $(((vm - vmalloc0) / $2)) KiB vmalloc, $(((q1 - q0) / $2)) QPs, $(((m1 - m0) / $2)) MRs, $(((c1 - c0) / $2)) CQ entries ($2 sessions)"
@@ -205,6 +198,15 @@ leak_check() {
 
 vm_rxe_up
 vm_load_roles
+# On a slow kernel (VM_TIMEOUT_SCALE above 1: the debug kernel) iscsid
+# sends each connection's first login PDU that many times later; our
+# target's pre-login timer scales with it, as an admin raises it for a
+# slow host (the in-tree target has no such timer)
+tmo=/sys/module/ib_isert/parameters/prelogin_timeout
+if [ "$scale" -gt 1 ] && [ -w "$tmo" ]; then
+	echo $(($(cat "$tmo") * scale)) >"$tmo"
+	vm_log "prelogin_timeout $(cat "$tmo") s (scaled by $scale)"
+fi
 if [ "${VM_PEER_ROLE:-}" = target ]; then
 	vm_target_setup
 	vm_tcli "/iscsi/$VM_TARGET_IQN/tpg1/acls create $other"
@@ -220,7 +222,7 @@ if [ "${VM_PEER_ROLE:-}" = target ]; then
 		vm_peer_await "down$r" || break
 		vm_wait $((30 * scale)) vm_ist_no_session ||
 			vm_fail "our target still holds a session after round $r's logout"
-		last=$(sunreclaim)
+		last=$(vm_slab_settled)
 		[ "$r" != "$leak_base" ] || base=$last
 		vm_peer_signal "clean$r"
 	done
@@ -260,7 +262,7 @@ r=1
 while [ "$r" -le "$rounds" ]; do
 	vm_log "round $r of $rounds: $nsess sessions"
 	[ "$r" != 1 ] || [ -z "$perf" ] || storm_perf_start
-	busy0=$(cpu_busy)
+	busy0=$(vm_cpu_busy)
 	t0=$(ms)
 	timeout $((300 * scale)) iscsiadm -m node -T "$VM_TARGET_IQN" \
 		-p "$VM_TGT_IP:$VM_ISER_PORT" -I iser --login >"$VM_SCEN_DIR/storm-$r.log" 2>&1 &
@@ -287,7 +289,7 @@ while [ "$r" -le "$rounds" ]; do
 	vm_wait $((120 * scale)) storm_disks ||
 		vm_fail "$(storm_disks | wc -l) of $nsess sessions logged in with a disk"
 	up_ms=$(($(ms) - t0))
-	busy=$(($(cpu_busy) - busy0))
+	busy=$(($(vm_cpu_busy) - busy0))
 	[ "$r" != 1 ] || [ -z "$perf" ] || storm_perf_stop
 	wait "$storm" || vm_fail "iscsiadm --login of $nsess sessions: status $? ($(grep -v '^Logging in' "$VM_SCEN_DIR/storm-$r.log" | grep -v successful | head -n 3 | paste -sd ' ' -))"
 	if [ "$r" = 1 ] && [ -n "$deadportal" ]; then
@@ -354,7 +356,7 @@ while [ "$r" -le "$rounds" ]; do
 		vm_peer_wait "clean$r" $((60 * scale)) ||
 			vm_fail "no signal clean$r from the target guest"
 	fi
-	slab=$(sunreclaim)
+	slab=$(vm_slab_settled)
 	vm_log "round $r: all logged out in $(($(ms) - t0)) ms; unreclaimable slab $((slab - slab0)) KiB above the start"
 	[ "$r" != "$leak_base" ] || base_slab=$slab
 	[ "$r" != 1 ] || [ -z "$perf" ] || storm_perf_report

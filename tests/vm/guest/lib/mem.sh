@@ -1,0 +1,41 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Guest library: memory and CPU readings of the scenarios that count
+# what sessions cost and whether they leak. Sourced by ../lib.sh, with
+# the rest of the library.
+
+# vm_meminfo FIELD: the value of FIELD in /proc/meminfo (KiB), e.g.
+# SUnreclaim, MemFree, VmallocUsed
+vm_meminfo() {
+	awk -v f="$1:" '$1 == f { print $2; exit }' /proc/meminfo
+}
+
+# vm_slab_settled: the unreclaimable slab (KiB) once the page cache is
+# dropped and every slab cache has given its empty slabs back; on the
+# debug kernel the shrink also empties KASAN's quarantine of freed
+# objects, which counts as slab and would hide or fake a leak. For
+# comparisons across logouts, with no I/O running.
+vm_slab_settled() {
+	local f
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	for f in /sys/kernel/slab/*/shrink; do
+		echo 1 >"$f"
+	done 2>/dev/null
+	sleep 2
+	vm_meminfo SUnreclaim
+}
+
+# vm_slab_snap FILE: the bytes every slab cache holds (its objects, in
+# use or not, times their size), one "cache bytes" line each
+vm_slab_snap() {
+	awk 'NR > 2 { print $1, $3 * $4 }' /proc/slabinfo >"$1"
+}
+
+# vm_cpu_busy: the CPU time of every CPU not idle (user, nice, system,
+# irq, softirq, steal), in ticks of /proc/stat (USER_HZ); under icount
+# (ISER_VM_ICOUNT=1) a tick is 1e7 guest instructions
+vm_cpu_busy() {
+	awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9; exit }' /proc/stat
+}
