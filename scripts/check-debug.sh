@@ -16,8 +16,10 @@
 #
 # Without options: the default scenario set of 6.1, the random modes of
 # both hostile tools with 10000 PDUs each (ours-target-ffp-random,
-# ours-initiator-random-10k) and the churn (ours-pair-churn: 1000 logins in
-# one chain, 200 link cycles; this makes the run take hours). The debug
+# ours-initiator-random-10k), the churn (ours-pair-churn: 1000 logins in
+# one chain, 200 link cycles; this makes the run take hours) and the rows
+# that need this kernel's fault injection (ours-target-queue-fault,
+# ours-initiator-queue-fault: a device out of QPs or CQs). The debug
 # kernel runs about three times slower under emulation, so every
 # scenario's timeout (and the time limits a scenario sets itself,
 # VM_TIMEOUT_SCALE in the guest) is multiplied by ISER_VM_TIMEOUT_SCALE
@@ -54,11 +56,13 @@ if ! make -s -C "/lib/modules/$rel/build" M="$leak" W=1 modules; then
 	exit 1
 fi
 # Without options: the default set of 6.1 and the hardening rows: both
-# hostile tools' random modes, the churn of logins and RDMA links
+# hostile tools' random modes, the churn of logins and RDMA links, and
+# the rows that need this kernel's fault injection (queue-fault)
 if [ $# -eq 0 ]; then
 	rows=$("$top/tests/vm/vm-check.sh" --list |
 		awk '$4 == "yes" || $4 == "yes:6.1" { printf "%s,", $1 }')
-	for r in ours-target-ffp-random ours-initiator-random-10k ours-pair-churn; do
+	for r in ours-target-ffp-random ours-initiator-random-10k ours-pair-churn \
+		ours-target-queue-fault ours-initiator-queue-fault; do
 		grep -qE "^${r}[[:space:]]" "$top/tests/vm/scenarios.list" && rows+="$r,"
 	done
 	set -- --scenario "${rows%,}"

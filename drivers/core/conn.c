@@ -29,7 +29,8 @@
  * rdma_create_qp() adds the WRs that the RDMA contexts need on top of
  * @attr->send_wr (rdma_rw_init_qp()).
  *
- * Return: 0, or a negative errno from the CQ pool or rdma_create_qp().
+ * Return: 0, or a negative errno from the CQ pool or rdma_create_qp()
+ * (or -ENOMEM injected by debugfs iser_dm/fail_queues, see main.c).
  */
 int isdm_queues_create(struct rdma_cm_id *cm_id, struct isdm_device *dev,
 		       struct isdm_queues *q, const struct isdm_queue_attr *attr)
@@ -61,7 +62,8 @@ int isdm_queues_create(struct rdma_cm_id *cm_id, struct isdm_device *dev,
 	init.sq_sig_type = IB_SIGNAL_REQ_WR;
 	init.qp_type = IB_QPT_RC;
 
-	ret = rdma_create_qp(cm_id, dev->pd, &init);
+	ret = isdm_queues_fault() ? -ENOMEM :
+	      rdma_create_qp(cm_id, dev->pd, &init);
 	if (ret) {
 		ib_cq_pool_put(q->cq, q->cq_size);
 		q->cq = NULL;

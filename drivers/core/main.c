@@ -196,6 +196,27 @@ static int isdm_rx_bytes_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(isdm_rx_bytes);
 
+#ifdef CONFIG_FAULT_INJECTION_DEBUG_FS
+/*
+ * debugfs iser_dm/fail_queues/: a fault-injection attribute
+ * (probability, interval, times...; see the kernel's fault-injection
+ * documentation) that fails isdm_queues_create() with -ENOMEM, as a
+ * device out of QPs or CQs fails it. Kernels built with
+ * CONFIG_FAULT_INJECTION_DEBUG_FS only: the tests of both sides' refusal
+ * of a connection no device can carry.
+ */
+DECLARE_FAULT_ATTR(isdm_fail_queues);
+
+static void isdm_fault_init(void)
+{
+	fault_create_debugfs_attr("fail_queues", isdm_dbg, &isdm_fail_queues);
+}
+#else
+static void isdm_fault_init(void)
+{
+}
+#endif
+
 static int __init isdm_init(void)
 {
 	int ret = isdm_device_init();
@@ -205,6 +226,7 @@ static int __init isdm_init(void)
 	isdm_dbg = debugfs_create_dir(KBUILD_MODNAME, NULL);
 	debugfs_create_file("rx_ring_bytes", 0444, isdm_dbg, NULL,
 			    &isdm_rx_bytes_fops);
+	isdm_fault_init();
 	return 0;
 }
 
