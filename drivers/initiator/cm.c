@@ -210,8 +210,8 @@ static int isi_cma_handler(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
 		break;
 	}
 	if (ret) {
-		pr_info_ratelimited("connection setup failed at %s: %d\n",
-				    rdma_event_msg(ev->event), ret);
+		pr_info_ratelimited("connection to %pISpc: setup failed at %s (%d)\n",
+				    &ic->dst, rdma_event_msg(ev->event), ret);
 		isi_cm_failed(ic, ret);
 	}
 out:

@@ -161,6 +161,7 @@ static int ist_connect_request(struct rdma_cm_id *cm_id,
 		goto reject;
 	}
 
+	why = "no login buffer";
 	ret = isdm_login_buf_alloc(ic->base.dev, &ic->login,
 				   ISDM_HDR_LEN_EXT + ISDM_BHS_LEN +
 				   IST_AHS_MAX + IST_LOGIN_DATA_MAX,
@@ -191,16 +192,20 @@ static int ist_connect_request(struct rdma_cm_id *cm_id,
 	qa.poll_ctx = IB_POLL_WORKQUEUE;
 	qa.qp_context = ic;
 	qa.event_handler = ist_qp_event;
+	/* a device out of QPs or CQs fails here: the peer is refused */
+	why = "no queues";
 	ret = isdm_queues_create(cm_id, ic->base.dev, &ic->base.q, &qa);
 	if (ret)
 		goto free;
 
+	why = "login receive not posted";
 	ret = isdm_rx_post(ic->base.q.qp, ic->base.dev, &ic->login.rx);
 	if (ret)
 		goto free;
 
 	/* the connection's later events go to ist_conn_cm_event() */
 	cm_id->context = &ic->cm_kind;
+	why = "accept failed";
 	ret = ist_accept(ic, event, &ini);
 	if (ret) {
 		cm_id->context = &isnp->cm_kind;
@@ -246,6 +251,8 @@ static int ist_connect_request(struct rdma_cm_id *cm_id,
 	return 0;
 
 free:
+	pr_warn_ratelimited("rejecting %pISpc: %s on %s (%d)\n", &src, why,
+			    dev_name(&cm_id->device->dev), ret);
 	ist_conn_free_unaccepted(ic);	/* destroys the queues too */
 reject:
 	rdma_reject(cm_id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
