@@ -11,7 +11,8 @@
 #     120 s scaled, and the target must have closed none of its
 #     connections before their login ("closing connection ... before
 #     login" in this guest's kernel log: our target's bounds for silent
-#     peers, whose pre-login timer is scaled on a slow kernel); the
+#     peers; on a slow kernel its pre-login timer and iscsid's login
+#     timer are scaled, both are 15 s); the
 #     time until then is reported, and the CPU time this
 #     guest spent meanwhile (under icount, ISER_VM_ICOUNT=1, the guest's
 #     instructions: the storm's exact cost);
@@ -250,6 +251,15 @@ vm_must iscsiadm -m iface -I iser-other -o new
 vm_must iscsiadm -m iface -I iser-other -o update -n iface.transport_name -v iser
 vm_must iscsiadm -m iface -I iser-other -o update -n iface.initiatorname -v "$other"
 vm_must iscsiadm -m node -T "$VM_TARGET_IQN" -p "$VM_TGT_IP:$VM_ISER_PORT,1" -I iser-other -o new
+# iscsid's login timer (15 s from the connect to the login's end) scales
+# on a slow kernel too: iscsid otherwise drops and reopens a storm's
+# connections there before their first login PDU
+if [ "$scale" -gt 1 ]; then
+	for i in iser iser-other; do
+		vm_must iscsiadm -m node -T "$VM_TARGET_IQN" -p "$VM_TGT_IP:$VM_ISER_PORT,1" \
+			-I "$i" -o update -n 'node.conn[0].timeo.login_timeout' -v $((15 * scale))
+	done
+fi
 # a portal nobody answers for: no host owns the address, so neither ARP
 # nor rdma_cm's address resolution ever completes
 dead=${VM_TGT_IP%.*}.99
