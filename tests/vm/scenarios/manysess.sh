@@ -44,10 +44,10 @@
 # "sampledR", then "downR" after the logout, and starts the next round
 # once the target guest has found no session left, "cleanR"). Fails, in
 # the guest that sees it, when the slab after the last round's logout is
-# more than 16 KiB per session above the second round's (the first
-# round's if there are two; the first round grows the slab caches
-# whoever runs it: a leak per login shows in every round after), and on
-# every usual gate.
+# more than 16 KiB per session (at least 1 MiB) above the second round's
+# (the first round's if there are two; the first round grows the slab
+# caches whoever runs it: a leak per login shows in every round after),
+# and on every usual gate.
 # --perf samples every CPU of the initiator's guest with perf (cpu-clock,
 # 499 Hz, call graphs) over the first round's storm, from the login's
 # start until every session has its disk: where a storm's CPU time goes.
@@ -190,11 +190,16 @@ no_evictions() {
 # one after the base round's (leak_base)
 leak_base=2
 [ "$rounds" -ge 3 ] || leak_base=1
+# allows 16 KiB per session, and at least 1 MiB: other caches move by
+# that much between rounds (384 KiB with 16 sessions on the debug kernel,
+# whose kmemleak found no unreferenced object)
+leak_allow=$((16 * nsess))
+[ "$leak_allow" -ge 1024 ] || leak_allow=1024
 leak_check() {
-	if [ "$rounds" -gt 1 ] && [ $(($3 - $2)) -gt $((16 * nsess)) ]; then
-		vm_fail "$1: unreclaimable slab grew by $(($3 - $2)) KiB from round $leak_base's logout to the last's ($((16 * nsess)) KiB allowed)"
+	if [ "$rounds" -gt 1 ] && [ $(($3 - $2)) -gt "$leak_allow" ]; then
+		vm_fail "$1: unreclaimable slab grew by $(($3 - $2)) KiB from round $leak_base's logout to the last's ($leak_allow KiB allowed)"
 	fi
-	vm_log "$1: $rounds rounds of $nsess sessions, no growth above 16 KiB per session"
+	vm_log "$1: $rounds rounds of $nsess sessions, no growth above $leak_allow KiB"
 }
 
 vm_rxe_up
