@@ -9,7 +9,7 @@
 #     disk that went away must fail (fio exits with an error, naming it)
 #     and end within 60 s of the logout, not hang or complete silently;
 #     a new login works with verified data;
-#  4. 20 login/logout cycles: unreclaimable slab (settled) grows by at
+#  4. 20 login/logout cycles: unreclaimable slab grows by at
 #     most 1 MiB; with our modules iser_dm's rx_ring_bytes (their
 #     receive buffer pages) ends where it began; with our initiator
 #     MemFree falls by at most 32 MiB.
@@ -83,7 +83,7 @@ rxbytes() {
 	cat /sys/kernel/debug/iser_dm/rx_ring_bytes 2>/dev/null
 }
 rx_before=$(rxbytes)
-before=$(vm_slab_settled)
+before=$(vm_meminfo SUnreclaim)
 free_before=$(vm_meminfo MemFree)
 for i in $(seq 20); do
 	vm_login >/dev/null 2>&1 || vm_fail "login $i of 20 failed"
@@ -107,7 +107,7 @@ if [ "$VM_INITIATOR" = ours ] || [ "$VM_TARGET" = ours ]; then
 	[ "$rx_after" = "$rx_before" ] ||
 		vm_fail "receive buffer pages grew from $rx_before to $rx_after bytes over 20 login/logout cycles"
 fi
-after=$(vm_slab_settled)
+after=$(vm_meminfo SUnreclaim)
 vm_log "SUnreclaim: $before kB before 20 cycles, $after kB after"
 # one connection's buffers (about 1 MiB with 80 receive buffers) leaked per
 # cycle would show as 20 MiB; allow 1 MiB of noise from unrelated caches
