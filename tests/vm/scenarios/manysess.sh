@@ -13,8 +13,9 @@
 #     login" in this guest's kernel log: our target's bounds for silent
 #     peers; on a slow kernel its pre-login timer and iscsid's login
 #     timer, both 15 s, are scaled); the time until then is reported,
-#     and the CPU time this guest spent meanwhile (under icount, ISER_VM_ICOUNT=1, the guest's
-#     instructions: the storm's exact cost);
+#     and the CPU time this guest spent meanwhile (under icount,
+#     ISER_VM_ICOUNT=1, the guest's instructions: the storm's exact
+#     cost);
 #   - in the first round, a second initiator (its own iface, initiator
 #     name and ACL) logs in one second into the storm: it must succeed,
 #     and its login time is reported (the goal of issue #41 is 5 s on
