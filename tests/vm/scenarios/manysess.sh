@@ -129,7 +129,7 @@ slabtop() {
 # rdma res: QPs (not the GSI QPs), MRs, and the CQ entries of every CQ
 res_counts() {
 	local qp mr cqe
-	qp=$(rdma res show qp 2>/dev/null | grep -vc 'type GSI')
+	qp=$(vm_rdma_qps)
 	mr=$(rdma res show mr 2>/dev/null | grep -c .)
 	cqe=$(rdma res show cq 2>/dev/null | awk '{ for (i = 1; i < NF; i++) if ($i == "cqe") s += $(i + 1) } END { print s + 0 }')
 	echo "$qp $mr $cqe"

@@ -43,15 +43,10 @@ vm_must iscsiadm -m node -T "$iqn2" -p "$VM_TGT_IP:$VM_ISER_PORT" -I iser \
 deva=$(vm_login_disk) || exit 1
 
 # QPs of the device, not the GSI ones
-qps() { rdma res show qp 2>/dev/null | grep -vc 'type GSI'; }
-# our target's connections in its debugfs file (one "peer:" line each)
-ist_conns() {
-	local f=/sys/kernel/debug/ib_isert/connections
-	[ -r "$f" ] || return 0
-	grep -c '^peer:' "$f"
-}
-qp0=$(qps)
-conns0=$(ist_conns)
+qp0=$(vm_rdma_qps)
+conns0=$(vm_ist_conns)
+qps_back() { [ "$(vm_rdma_qps)" = "$qp0" ]; }
+conns_back() { [ "$(vm_ist_conns)" = "$conns0" ]; }
 vm_log "with session A: $qp0 QPs${conns0:+, $conns0 connections of our target}"
 
 printf '%s\n' '[a-during]' 'rw=randwrite' 'bsrange=4k-64k' 'blockalign=4k' \
@@ -82,10 +77,10 @@ else
 fi
 [ -n "$line" ] || vm_fail "our $( [ "$VM_TARGET" = ours ] && echo target || echo initiator) logged no line for the connection it could not give queues"
 vm_log "the refusal in the kernel log: $line"
-vm_wait $((30 * scale)) test "$(qps)" = "$qp0" ||
-	vm_fail "$(qps) QPs after the refused logins, $qp0 before"
-[ -z "$conns0" ] || vm_wait $((30 * scale)) test "$(ist_conns)" = "$conns0" ||
-	vm_fail "our target lists $(ist_conns) connections after the refused logins, $conns0 before"
+vm_wait $((30 * scale)) qps_back ||
+	vm_fail "$(vm_rdma_qps) QPs after the refused logins, $qp0 before"
+[ -z "$conns0" ] || vm_wait $((30 * scale)) conns_back ||
+	vm_fail "our target lists $(vm_ist_conns) connections after the refused logins, $conns0 before"
 
 wait "$fioa" || vm_fail "verified I/O on session A failed while logins were refused: $(cat "$VM_SCEN_DIR/fio-a-during.err" 2>/dev/null)"
 vm_log "verified I/O on session A passed meanwhile"

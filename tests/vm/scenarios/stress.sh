@@ -85,9 +85,11 @@ rxbytes() {
 rx_before=$(rxbytes)
 before=$(vm_meminfo SUnreclaim)
 free_before=$(vm_meminfo MemFree)
+# the session count is N (a function: vm_wait runs it again each time)
+sessions_are() { [ "$(vm_session_count)" = "$1" ]; }
 for i in $(seq 20); do
 	vm_login >/dev/null 2>&1 || vm_fail "login $i of 20 failed"
-	vm_wait 15 test "$(vm_session_count)" = 1 || vm_fail "no session after login $i"
+	vm_wait 15 sessions_are 1 || vm_fail "no session after login $i"
 	if [ "$i" = 1 ] && [ -n "$rx_before" ]; then
 		rx_during=$(rxbytes)
 		[ "${rx_during:-0}" -gt "$rx_before" ] ||
@@ -95,7 +97,7 @@ for i in $(seq 20); do
 		vm_log "receive buffer pages with one session: $rx_during bytes"
 	fi
 	vm_logout >/dev/null 2>&1 || vm_fail "logout $i of 20 failed"
-	vm_wait 15 test "$(vm_session_count)" = 0 || vm_fail "session left after logout $i"
+	vm_wait 15 sessions_are 0 || vm_fail "session left after logout $i"
 done
 sleep 2
 if [ "$VM_INITIATOR" = ours ] || [ "$VM_TARGET" = ours ]; then

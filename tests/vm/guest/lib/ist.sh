@@ -18,6 +18,13 @@ vm_ist_sum() {
 		}
 	} END { if (seen) print s + 0 }' "$f"
 }
+# vm_ist_conns: our target's connections in its debugfs file (one "peer:"
+# line each, login phase included); empty without our ib_isert
+vm_ist_conns() {
+	local f=/sys/kernel/debug/ib_isert/connections
+	[ -r "$f" ] || return 0
+	grep -c '^peer:' "$f"
+}
 vm_ist_rx_back() { [ "$(vm_ist_sum rx_held)" = 0 ]; }
 # our target shows no normal session any more (its teardown finished)
 vm_ist_no_session() { [ -z "$(vm_ist_sum rx_held)" ]; }

@@ -50,3 +50,9 @@ vm_rxe_up() {
 vm_rxe_active() {
 	[ "$(rdma link show 2>/dev/null | grep -c 'state ACTIVE')" -ge "${1:-2}" ]
 }
+
+# vm_rdma_qps: the queue pairs on this guest's RDMA devices, kernel and
+# user ones, but the GSI QPs each port has of its own
+vm_rdma_qps() {
+	rdma res show qp 2>/dev/null | grep -vc 'type GSI'
+}
