@@ -102,6 +102,31 @@ int login_op(const unsigned char *req)
 	return login_bad(req, 1);
 }
 
+/*
+ * login-none: the Login Request gets no answer. The initiator's login
+ * timer must end the connection, and its next one must log in.
+ */
+int login_none(const unsigned char *req)
+{
+	(void)req;
+	sent = 1;
+	fired = 1;
+	return 1;
+}
+
+/*
+ * login-drop: the tool disconnects instead of answering the Login
+ * Request: the initiator's kernel reports the failure during the login.
+ */
+int login_drop(const unsigned char *req)
+{
+	(void)req;
+	sent = 1;
+	fired = 1;
+	rdma_disconnect(t.id);
+	return 2;
+}
+
 /* One Login Request: answer it, or do the login case. */
 int login_step(const unsigned char *msg, int len)
 {

@@ -28,6 +28,12 @@
  *               the tool disconnects
  *   login-dlen  a Login Response whose DataSegmentLength exceeds the Send
  *   login-op    a NOP-In in the login phase
+ *   login-none  no answer to the Login Request (sent=yes: it was held);
+ *               the initiator's login timer ends the connection
+ *   login-drop  the tool disconnects on the Login Request (closed=self)
+ *   connect-late  the connection request held 10 s without an answer,
+ *               then rejected (login=no sent=yes closed=self): the
+ *               initiator's connect outlasts its login timer
  *   dlen        SCSI Response, DataSegmentLength 4096, the Send carries none
  *   dlen-big    SCSI Response, DataSegmentLength 2^24-1, none carried
  *   pad         SCSI Response with 8 bytes past its (empty) data segment
@@ -251,6 +257,9 @@ static const struct tgt_case cases_table[] = {
 	  .trigger = fire_reserved },
 	{ .name = "login-dlen", .login = login_dlen },
 	{ .name = "login-op", .login = login_op },
+	{ .name = "login-none", .login = login_none },
+	{ .name = "login-drop", .login = login_drop },
+	{ .name = "connect-late", .flags = TC_LATE },
 	{ .name = "dlen", .trigger = fire_dlen },
 	{ .name = "dlen-big", .trigger = fire_dlen_big },
 	{ .name = "pad", .trigger = fire_pad },

@@ -15,6 +15,7 @@
 #define RX_SIZE		(ISDM_HDR_LEN_EXT + ISDM_BHS_LEN + DSL_MAX)
 #define TX_SIZE		(ISDM_HDR_LEN_EXT + ISDM_BHS_LEN + BIG_LEN)
 #define CLOSE_SEC	20
+#define LATE_SEC	10
 
 const struct tgt_case *tcase;
 int send_inv, rsvd_bits, logged_in, sent, fired;
@@ -199,6 +200,36 @@ static int accept_conn(struct rdma_cm_event *ev)
 	return itool_cm_wait(&t, RDMA_CM_EVENT_ESTABLISHED, 10);
 }
 
+/*
+ * connect-late: hold the connection request of @ev LATE_SEC without an
+ * answer (the initiator's connect does not complete), keeping a request
+ * that comes meanwhile for the next case, then reject it.
+ */
+static void hold_request(struct rdma_cm_event *ev)
+{
+	double end = itool_now() + LATE_SEC;
+	struct rdma_cm_id *id = ev->id;
+	struct rdma_cm_event *e;
+
+	while (itool_now() < end) {
+		struct pollfd pfd = { .fd = t.ch->fd, .events = POLLIN };
+
+		if (poll(&pfd, 1, 100) <= 0)
+			continue;
+		if (rdma_get_cm_event(t.ch, &e))
+			break;
+		if (e->event == RDMA_CM_EVENT_CONNECT_REQUEST && !t.pending &&
+		    e->id != id) {
+			t.pending = e;	/* acknowledged by its taker */
+			continue;
+		}
+		rdma_ack_cm_event(e);
+	}
+	rdma_reject(id, NULL, 0);
+	rdma_ack_cm_event(ev);
+	rdma_destroy_id(id);
+}
+
 /* The next connection request within @secs, or NULL. */
 struct rdma_cm_event *next_request(double secs)
 {
@@ -255,6 +286,12 @@ void serve(struct rdma_cm_event *ev, const struct tgt_case *c,
 		live_del(0);		/* the last connection's: stale */
 	if (rmode)
 		rs.connections++;
+	if (c->flags & TC_LATE) {
+		hold_request(ev);
+		printf("case=%s login=no sent=yes closed=self\n", c->name);
+		fflush(stdout);
+		return;
+	}
 	if (accept_conn(ev)) {
 		fprintf(stderr, "iser_tgt: accepting the connection failed\n");
 		goto out;

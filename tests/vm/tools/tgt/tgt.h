@@ -75,6 +75,8 @@ struct cmd;
  * TC_STORM       the ABORT TASK of the held trigger gets the storm of
  *                RDMA Writes behind its TMF Response (write_storm()),
  *                and the send queue is deep enough for it
+ * TC_LATE        the connection request is held LATE_SEC without an
+ *                answer, then rejected (hold_request())
  */
 #define TC_GOOD		0x01
 #define TC_HOLD		0x02
@@ -83,13 +85,15 @@ struct cmd;
 #define TC_NO_SIE	0x10
 #define TC_ZBVA		0x20
 #define TC_STORM	0x40
+#define TC_LATE		0x80
 
 /**
  * struct tgt_case - one case of -c: a row of main.c's case table
  * @name: its name in -c, in the summary line and in the kernel log mark
  * @flags: TC_* above
  * @login: a login case: the answer to the first Login Request @req (its
- *	BHS); 1 when the case was done (the initiator must close)
+ *	BHS); 1 when the case was done (the initiator must close), 2 when
+ *	the tool closed the connection
  * @hello: a hello case: what the initiator's Hello gets instead of a
  *	proper HelloReply, @ord the iSER-ORD a proper one would give; 1, or
  *	2 when the tool closed the connection
@@ -282,6 +286,8 @@ int rnd_cmd(const unsigned char *msg);
 /* login.c */
 int login_dlen(const unsigned char *req);
 int login_op(const unsigned char *req);
+int login_none(const unsigned char *req);
+int login_drop(const unsigned char *req);
 int login_step(const unsigned char *msg, int len);
 
 /* serve.c */
