@@ -11,6 +11,44 @@
 
 #include "isi.h"
 
+/*
+ * iscsid (open-iscsi 2.1.3 and later) retries a session's first login
+ * after a stop with STOP_CONN_TERM when the retry's wait ends in the
+ * transport-wait state: the DefaultTime2Wait delay before the reconnect,
+ * or a connect that outlasts the login timer. libiscsi's TERM stop leaves
+ * the session ISCSI_STATE_TERMINATE, in which it sends no PDU, so every
+ * Login Request of the retries fails at once ("Login I/O error, failed to
+ * send a PDU") until iscsid gives up. A bind is iscsid going on with the
+ * session: one that never reached full feature phase gets the state of
+ * its first bind back (session FREE, no stop pending), so that its login
+ * proceeds. A session that has been logged in is not touched: there a
+ * TERM stop ends it.
+ */
+static void isi_session_resume_login(struct iscsi_conn *conn)
+{
+	struct iscsi_session *session = conn->session;
+	struct isi_host *ih = iscsi_host_priv(session->host);
+	bool resumed = false;
+	u32 starts;
+
+	mutex_lock(&ih->lock);
+	starts = ih->starts;
+	mutex_unlock(&ih->lock);
+	if (starts)
+		return;
+	spin_lock_bh(&session->frwd_lock);
+	if (session->state == ISCSI_STATE_TERMINATE &&
+	    conn->stop_stage == STOP_CONN_TERM) {
+		session->state = ISCSI_STATE_FREE;
+		conn->stop_stage = 0;
+		resumed = true;
+	}
+	spin_unlock_bh(&session->frwd_lock);
+	if (resumed)
+		pr_info_ratelimited("session %u: iscsid retries the first login after a terminating stop; the login resumes\n",
+				    session->cls_session->sid);
+}
+
 /**
  * isi_conn_bind() - the transport's bind_conn: an iSCSI connection onto
  *	the connection of its endpoint
@@ -20,6 +58,8 @@
  * @is_leading: the connection leads the session
  *
  * The connection must be up and not bound yet; it gets its MR pool here.
+ * A session whose first login iscsid retries after a terminating stop
+ * resumes its login (isi_session_resume_login()).
  *
  * Return: 0 or a negative errno.
  */
@@ -62,6 +102,8 @@ int isi_conn_bind(struct iscsi_cls_session *cls_session,
 	WRITE_ONCE(ic->iconn, conn);
 unlock:
 	mutex_unlock(&ic->lock);
+	if (!ret)
+		isi_session_resume_login(conn);
 put_ep:
 	iscsi_put_endpoint(ep);
 	return ret;

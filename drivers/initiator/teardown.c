@@ -21,6 +21,9 @@ struct workqueue_struct *isi_release_wq;
  * isi_conn_terminate() - stop the connection: disconnect and flush
  *	everything posted
  * @ic: the connection, its lock held
+ *
+ * A failure to report (a CM event, a failed completion, device removal)
+ * is reported before; from here on none is (isi_fail()).
  */
 void isi_conn_terminate(struct isi_conn *ic)
 {
@@ -29,6 +32,12 @@ void isi_conn_terminate(struct isi_conn *ic)
 		ic->state = ISI_TERMINATING;
 		wake_up_all(&ic->wq);
 	}
+	/*
+	 * A deliberate end: the flushes the drain brings are no failure to
+	 * report (libiscsi would log a connection error for every logout and
+	 * every reopen of iscsid), and receives after it are dropped.
+	 */
+	isdm_conn_fail_once(&ic->base);
 	if (ic->established && ic->base.cm_id) {
 		ic->established = false;
 		rdma_disconnect(ic->base.cm_id);
