@@ -97,6 +97,8 @@ vm_must() {
 }
 
 # vm_wait SECONDS CMD...: retry CMD once per 0.5 s until it succeeds.
+# CMD's words are expanded once, by the caller: a reading that must be
+# taken again each time goes in a function (not `test "$(...)" = X`).
 vm_wait() {
 	local n=$(($1 * 2))
 	shift
