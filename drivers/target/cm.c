@@ -104,7 +104,7 @@ static int ist_connect_request(struct rdma_cm_id *cm_id,
 	struct isdm_caps ini;
 	struct ist_conn *ic;
 	bool enabled, removed;
-	const char *why;
+	const char *why, *failed;	/* why refused; why failed during the accept */
 	int ret;
 
 	memcpy(&src, &cm_id->route.addr.dst_addr, sizeof(src));
@@ -233,12 +233,12 @@ static int ist_connect_request(struct rdma_cm_id *cm_id,
 	ist_prelogin_arm(ic);
 	mutex_lock(&ic->lock);
 	removed = ic->dev_removed;
-	why = ic->unbound_fail;
+	failed = ic->unbound_fail;
 	mutex_unlock(&ic->lock);
-	if (why && !ist_conn_unlink(isnp, ic))
-		why = NULL;
+	if (failed && !ist_conn_unlink(isnp, ic))
+		failed = NULL;
 	mutex_unlock(&isnp->lock);
-	if (!why)
+	if (!failed)
 		return 0;
 	if (removed)
 		/* a line of its own: the removal's many closings share one */
@@ -246,7 +246,7 @@ static int ist_connect_request(struct rdma_cm_id *cm_id,
 				    &src);
 	else
 		pr_info_ratelimited("closing connection from %pISpc before login: %s before its accept ended\n",
-				    &src, why);
+				    &src, failed);
 	ist_conn_drop_unlinked(ic, NULL);
 	return 0;
 
