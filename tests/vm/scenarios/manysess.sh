@@ -187,7 +187,8 @@ no_evictions() {
 		vm_fail "round $1: the target closed $evicted connections of the storm before their login: $(vm_scen_dmesg | grep -m1 'before login: ')"
 }
 # leak_check WHAT BASE LAST: the slab after the last logout against the
-# one after the base round's (leak_base)
+# one after the base round's (leak_base); the caches that grew most
+# between the two (snapshots slab-base and slab-last)
 leak_base=2
 [ "$rounds" -ge 3 ] || leak_base=1
 # allows 16 KiB per session, and at least 1 MiB: other caches move by
@@ -195,6 +196,9 @@ leak_base=2
 leak_allow=$((16 * nsess))
 [ "$leak_allow" -ge 1024 ] || leak_allow=1024
 leak_check() {
+	if [ "$rounds" -gt 1 ]; then
+		vm_log "$1: the slab caches that grew most from round $leak_base's logout to the last's (KiB): $(slabtop "$VM_SCEN_DIR/slab-base" "$VM_SCEN_DIR/slab-last" 1)"
+	fi
 	if [ "$rounds" -gt 1 ] && [ $(($3 - $2)) -gt "$leak_allow" ]; then
 		vm_fail "$1: unreclaimable slab grew by $(($3 - $2)) KiB from round $leak_base's logout to the last's ($leak_allow KiB allowed)"
 	fi
@@ -228,7 +232,8 @@ if [ "${VM_PEER_ROLE:-}" = target ]; then
 		vm_wait $((30 * scale)) vm_ist_no_session ||
 			vm_fail "our target still holds a session after round $r's logout"
 		last=$(vm_meminfo SUnreclaim)
-		[ "$r" != "$leak_base" ] || base=$last
+		vm_slab_snap "$VM_SCEN_DIR/slab-last"
+		[ "$r" != "$leak_base" ] || { base=$last; cp "$VM_SCEN_DIR/slab-last" "$VM_SCEN_DIR/slab-base"; }
 		vm_peer_signal "clean$r"
 	done
 	vm_peer_wait "done" 100000
@@ -371,8 +376,9 @@ while [ "$r" -le "$rounds" ]; do
 			vm_fail "no signal clean$r from the target guest"
 	fi
 	slab=$(vm_meminfo SUnreclaim)
+	vm_slab_snap "$VM_SCEN_DIR/slab-last"
 	vm_log "round $r: all logged out in $(($(ms) - t0)) ms; unreclaimable slab $((slab - slab0)) KiB above the start"
-	[ "$r" != "$leak_base" ] || base_slab=$slab
+	[ "$r" != "$leak_base" ] || { base_slab=$slab; cp "$VM_SCEN_DIR/slab-last" "$VM_SCEN_DIR/slab-base"; }
 	[ "$r" != 1 ] || [ -z "$perf" ] || storm_perf_report
 	r=$((r + 1))
 done

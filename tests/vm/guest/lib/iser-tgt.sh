@@ -23,8 +23,8 @@ vm_iser_tgt_start() {
 
 # vm_iser_tgt_login [KEY=VALUE...]: a node for iser_tgt's portal (port
 # $VM_ISER_TGT_PORT) with short NOP-Out and replacement timeouts, 8 KiB
-# receive data segments and the node settings given, then login; prints
-# the disk of that session.
+# receive data segments and the node settings given, then login (within
+# VM_ISER_TGT_LOGIN_SECS, default 60); prints the disk of that session.
 vm_iser_tgt_login() {
 	local portal=$VM_TGT_IP:$VM_ISER_TGT_PORT kv dev
 	vm_must iscsiadm -m node -T "$VM_ISER_TGT_IQN" -p "$portal" -I iser -o new >&2
@@ -35,8 +35,8 @@ vm_iser_tgt_login() {
 		vm_must iscsiadm -m node -T "$VM_ISER_TGT_IQN" -p "$portal" \
 			-I iser -o update -n "${kv%%=*}" -v "${kv#*=}" >&2
 	done
-	vm_run timeout 60 iscsiadm -m node -T "$VM_ISER_TGT_IQN" -p "$portal" \
-		-I iser --login >&2 ||
+	vm_run timeout "${VM_ISER_TGT_LOGIN_SECS:-60}" iscsiadm -m node \
+		-T "$VM_ISER_TGT_IQN" -p "$portal" -I iser --login >&2 ||
 		vm_fail "the first login to iser_tgt failed: $(cat "$VM_SCEN_DIR"/*.err 2>/dev/null)"
 	dev=/dev/$(vm_wait 30 vm_disk_of_port "$VM_ISER_TGT_PORT" &&
 		vm_disk_of_port "$VM_ISER_TGT_PORT") ||
