@@ -119,11 +119,11 @@ storm_perf_report() {
 }
 
 ms() { echo $((${EPOCHREALTIME/./} / 1000)); }
-# slabtop BEFORE AFTER COUNT: the six caches that grew most, KiB per
-# session
+# slabtop BEFORE AFTER DIVISOR: the six caches that grew most from one
+# snapshot to the other, by their growth divided by DIVISOR
 slabtop() {
 	awk -v n="$3" '{ d[$1] += (FILENAME == ARGV[2] ? $2 : -$2) }
-		END { for (c in d) if (d[c] > 0) printf "%d %s\n", d[c] / 1024 / n, c }' \
+		END { for (c in d) if (d[c] > 0) printf "%d %s\n", d[c] / n, c }' \
 		"$1" "$2" | sort -rn | awk '$1 > 0' | head -n 6 | awk '{ printf "%s %s; ", $2, $1 }'
 }
 # rdma res: QPs (not the GSI QPs), MRs, and the CQ entries of every CQ
@@ -175,7 +175,7 @@ per_session() {
 	read -r q0 m0 c0 <<<"$res0"
 	read -r q1 m1 c1 <<<"$(res_counts)"
 	vm_log "per session, $1: $(((slab - slab0) / $2)) KiB unreclaimable slab, $(((free0 - free) / $2)) KiB less free memory, $(((vm - vmalloc0) / $2)) KiB vmalloc, $(((q1 - q0) / $2)) QPs, $(((m1 - m0) / $2)) MRs, $(((c1 - c0) / $2)) CQ entries ($2 sessions)"
-	vm_log "per session, $1, the slab caches that grew most (KiB): $(slabtop "$VM_SCEN_DIR/slab0" "$VM_SCEN_DIR/slab1" "$2")"
+	vm_log "per session, $1, the slab caches that grew most (KiB): $(slabtop "$VM_SCEN_DIR/slab0" "$VM_SCEN_DIR/slab1" $((1024 * $2)))"
 }
 # no_evictions ROUND: a storm from one host is not a silent peer: no
 # connection of it may be closed for waiting for its login (our target's
@@ -197,7 +197,8 @@ leak_allow=$((16 * nsess))
 [ "$leak_allow" -ge 1024 ] || leak_allow=1024
 leak_check() {
 	if [ "$rounds" -gt 1 ]; then
-		vm_log "$1: the slab caches that grew most from round $leak_base's logout to the last's (KiB): $(slabtop "$VM_SCEN_DIR/slab-base" "$VM_SCEN_DIR/slab-last" 1)"
+		vm_log "$1: the slab caches that grew most from round $leak_base's logout to the last's (KiB): $(slabtop "$VM_SCEN_DIR/slab-base" "$VM_SCEN_DIR/slab-last" 1024)"
+		vm_log "$1: the caches whose objects in use grew most (count): $(slabtop "$VM_SCEN_DIR/objs-base" "$VM_SCEN_DIR/objs-last" 1)"
 	fi
 	if [ "$rounds" -gt 1 ] && [ $(($3 - $2)) -gt "$leak_allow" ]; then
 		vm_fail "$1: unreclaimable slab grew by $(($3 - $2)) KiB from round $leak_base's logout to the last's ($leak_allow KiB allowed)"
@@ -231,9 +232,11 @@ if [ "${VM_PEER_ROLE:-}" = target ]; then
 		vm_peer_await "down$r" || break
 		vm_wait $((30 * scale)) vm_ist_no_session ||
 			vm_fail "our target still holds a session after round $r's logout"
+		vm_drop_inodes
 		last=$(vm_meminfo SUnreclaim)
 		vm_slab_snap "$VM_SCEN_DIR/slab-last"
-		[ "$r" != "$leak_base" ] || { base=$last; cp "$VM_SCEN_DIR/slab-last" "$VM_SCEN_DIR/slab-base"; }
+		vm_slab_active "$VM_SCEN_DIR/objs-last"
+		[ "$r" != "$leak_base" ] || { base=$last; cp "$VM_SCEN_DIR/slab-last" "$VM_SCEN_DIR/slab-base"; cp "$VM_SCEN_DIR/objs-last" "$VM_SCEN_DIR/objs-base"; }
 		vm_peer_signal "clean$r"
 	done
 	vm_peer_wait "done" 100000
@@ -375,10 +378,12 @@ while [ "$r" -le "$rounds" ]; do
 		vm_peer_wait "clean$r" $((60 * scale)) ||
 			vm_fail "no signal clean$r from the target guest"
 	fi
+	vm_drop_inodes
 	slab=$(vm_meminfo SUnreclaim)
 	vm_slab_snap "$VM_SCEN_DIR/slab-last"
+	vm_slab_active "$VM_SCEN_DIR/objs-last"
 	vm_log "round $r: all logged out in $(($(ms) - t0)) ms; unreclaimable slab $((slab - slab0)) KiB above the start"
-	[ "$r" != "$leak_base" ] || { base_slab=$slab; cp "$VM_SCEN_DIR/slab-last" "$VM_SCEN_DIR/slab-base"; }
+	[ "$r" != "$leak_base" ] || { base_slab=$slab; cp "$VM_SCEN_DIR/slab-last" "$VM_SCEN_DIR/slab-base"; cp "$VM_SCEN_DIR/objs-last" "$VM_SCEN_DIR/objs-base"; }
 	[ "$r" != 1 ] || [ -z "$perf" ] || storm_perf_report
 	r=$((r + 1))
 done

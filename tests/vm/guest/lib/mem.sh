@@ -27,10 +27,28 @@ vm_slab_settled() {
 	vm_meminfo SUnreclaim
 }
 
+# vm_drop_inodes: drop the unused dentries and inodes (drop_caches 2),
+# and with them the sysfs (kernfs) nodes they pin: the inodes of sysfs
+# directories removed since (a logout's SCSI hosts, sessions, disks),
+# read before their removal, keep each of their nodes and its parents
+# allocated, unreclaimable slab, until the inode cache is shrunk. Page
+# cache and slab caches are left as they are.
+vm_drop_inodes() {
+	echo 2 >/proc/sys/vm/drop_caches
+	sleep 1
+}
+
 # vm_slab_snap FILE: the bytes every slab cache holds (its objects, in
 # use or not, times their size), one "cache bytes" line each
 vm_slab_snap() {
 	awk 'NR > 2 { print $1, $3 * $4 }' /proc/slabinfo >"$1"
+}
+
+# vm_slab_active FILE: the objects in use in every slab cache, one "cache
+# count" line each (a cache's pages also hold free objects: its bytes can
+# grow by fragmentation while its objects in use do not)
+vm_slab_active() {
+	awk 'NR > 2 { print $1, $2 }' /proc/slabinfo >"$1"
 }
 
 # vm_cpu_busy: the CPU time of every CPU not idle (user, nice, system,
