@@ -34,8 +34,11 @@
 #     on its own 256 KiB of the LUN, crc32c-verified;
 #   - one iscsiadm --logout of all: no session and no disk may remain,
 #     and our target must hold no session (debugfs);
-#   - the unreclaimable slab after the logout, read as it stands (read
-#     settled, vm_slab_settled, it swings by megabytes between rounds).
+#   - the unreclaimable slab after the logout, once the unused dentries
+#     and inodes are dropped (vm_drop_inodes: the inodes of removed sysfs
+#     directories pin their kernfs nodes, megabytes over ten rounds; the
+#     full settling, vm_slab_settled, swings by megabytes between
+#     rounds).
 # Reports per session: the unreclaimable slab (and the caches that grew
 # most), the drop of free memory, vmalloc, QPs, MRs and CQ entries (rdma
 # res) with all N logged in, for both sides together in one guest, for
