@@ -198,6 +198,21 @@ leak_base=2
 # hundreds of KiB between rounds whatever the number of sessions
 leak_allow=$((16 * nsess))
 [ "$leak_allow" -ge 1024 ] || leak_allow=1024
+# slab_after_logout ROUND: the unreclaimable slab once unused dentries and
+# inodes are dropped, with its snapshots (bytes, objects in use), kept as
+# the leak check's base at round leak_base
+slab_after_logout() {
+	local slab
+	vm_drop_inodes
+	slab=$(vm_meminfo SUnreclaim)
+	vm_slab_snap "$VM_SCEN_DIR/slab-last"
+	vm_slab_active "$VM_SCEN_DIR/objs-last"
+	if [ "$1" = "$leak_base" ]; then
+		cp "$VM_SCEN_DIR/slab-last" "$VM_SCEN_DIR/slab-base"
+		cp "$VM_SCEN_DIR/objs-last" "$VM_SCEN_DIR/objs-base"
+	fi
+	echo "$slab"
+}
 leak_check() {
 	if [ "$rounds" -gt 1 ]; then
 		vm_log "$1: the slab caches that grew most from round $leak_base's logout to the last's (KiB): $(slabtop "$VM_SCEN_DIR/slab-base" "$VM_SCEN_DIR/slab-last" 1024)"
@@ -235,11 +250,8 @@ if [ "${VM_PEER_ROLE:-}" = target ]; then
 		vm_peer_await "down$r" || break
 		vm_wait $((30 * scale)) vm_ist_no_session ||
 			vm_fail "our target still holds a session after round $r's logout"
-		vm_drop_inodes
-		last=$(vm_meminfo SUnreclaim)
-		vm_slab_snap "$VM_SCEN_DIR/slab-last"
-		vm_slab_active "$VM_SCEN_DIR/objs-last"
-		[ "$r" != "$leak_base" ] || { base=$last; cp "$VM_SCEN_DIR/slab-last" "$VM_SCEN_DIR/slab-base"; cp "$VM_SCEN_DIR/objs-last" "$VM_SCEN_DIR/objs-base"; }
+		last=$(slab_after_logout "$r")
+		[ "$r" != "$leak_base" ] || base=$last
 		vm_peer_signal "clean$r"
 	done
 	vm_peer_wait "done" 100000
@@ -381,12 +393,9 @@ while [ "$r" -le "$rounds" ]; do
 		vm_peer_wait "clean$r" $((60 * scale)) ||
 			vm_fail "no signal clean$r from the target guest"
 	fi
-	vm_drop_inodes
-	slab=$(vm_meminfo SUnreclaim)
-	vm_slab_snap "$VM_SCEN_DIR/slab-last"
-	vm_slab_active "$VM_SCEN_DIR/objs-last"
+	slab=$(slab_after_logout "$r")
 	vm_log "round $r: all logged out in $(($(ms) - t0)) ms; unreclaimable slab $((slab - slab0)) KiB above the start"
-	[ "$r" != "$leak_base" ] || { base_slab=$slab; cp "$VM_SCEN_DIR/slab-last" "$VM_SCEN_DIR/slab-base"; cp "$VM_SCEN_DIR/objs-last" "$VM_SCEN_DIR/objs-base"; }
+	[ "$r" != "$leak_base" ] || base_slab=$slab
 	[ "$r" != 1 ] || [ -z "$perf" ] || storm_perf_report
 	r=$((r + 1))
 done
