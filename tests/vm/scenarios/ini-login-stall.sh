@@ -63,14 +63,9 @@ if [ "$VM_INITIATOR" = intree ]; then
 	# The reference: the in-tree initiator's session stays terminated
 	# after iscsid's terminating stop (libiscsi sends no PDU then), so
 	# every retry fails until iscsid gives up.
-	portal=$VM_TGT_IP:$VM_ISER_TGT_PORT
-	vm_must iscsiadm -m node -T "$VM_ISER_TGT_IQN" -p "$portal" -I iser -o new
-	for kv in "${settings[@]}"; do
-		vm_must iscsiadm -m node -T "$VM_ISER_TGT_IQN" -p "$portal" \
-			-I iser -o update -n "${kv%%=*}" -v "${kv#*=}"
-	done
+	vm_iser_tgt_node "${settings[@]}"
 	if vm_run timeout $((limit + 60)) iscsiadm -m node -T "$VM_ISER_TGT_IQN" \
-		-p "$portal" -I iser --login; then
+		-p "$VM_TGT_IP:$VM_ISER_TGT_PORT" -I iser --login; then
 		vm_fail "the in-tree initiator logged in: its libiscsi now sends the Login Requests after a terminating stop (make this an ordinary row)"
 	fi
 	n=$(grep -c 'failed to send a PDU' "$VM_SCEN_DIR/iscsid.log")

@@ -21,12 +21,11 @@ vm_iser_tgt_start() {
 	VM_ISER_TGT_PID=$!
 }
 
-# vm_iser_tgt_login [KEY=VALUE...]: a node for iser_tgt's portal (port
+# vm_iser_tgt_node [KEY=VALUE...]: a node for iser_tgt's portal (port
 # $VM_ISER_TGT_PORT) with short NOP-Out and replacement timeouts, 8 KiB
-# receive data segments and the node settings given, then login (within
-# VM_ISER_TGT_LOGIN_SECS, default 60); prints the disk of that session.
-vm_iser_tgt_login() {
-	local portal=$VM_TGT_IP:$VM_ISER_TGT_PORT kv dev
+# receive data segments and the node settings given.
+vm_iser_tgt_node() {
+	local portal=$VM_TGT_IP:$VM_ISER_TGT_PORT kv
 	vm_must iscsiadm -m node -T "$VM_ISER_TGT_IQN" -p "$portal" -I iser -o new >&2
 	for kv in node.conn[0].timeo.noop_out_interval=5 \
 		node.conn[0].timeo.noop_out_timeout=5 \
@@ -35,6 +34,14 @@ vm_iser_tgt_login() {
 		vm_must iscsiadm -m node -T "$VM_ISER_TGT_IQN" -p "$portal" \
 			-I iser -o update -n "${kv%%=*}" -v "${kv#*=}" >&2
 	done
+}
+
+# vm_iser_tgt_login [KEY=VALUE...]: vm_iser_tgt_node with the settings
+# given, then login (within VM_ISER_TGT_LOGIN_SECS, default 60); prints
+# the disk of that session.
+vm_iser_tgt_login() {
+	local portal=$VM_TGT_IP:$VM_ISER_TGT_PORT dev
+	vm_iser_tgt_node "$@"
 	vm_run timeout "${VM_ISER_TGT_LOGIN_SECS:-60}" iscsiadm -m node \
 		-T "$VM_ISER_TGT_IQN" -p "$portal" -I iser --login >&2 ||
 		vm_fail "the first login to iser_tgt failed: $(cat "$VM_SCEN_DIR"/*.err 2>/dev/null)"
