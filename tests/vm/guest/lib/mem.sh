@@ -11,19 +11,35 @@ vm_meminfo() {
 	awk -v f="$1:" '$1 == f { print $2; exit }' /proc/meminfo
 }
 
+# vm_slab_shrink: every slab cache gives its empty slabs back. On a KASAN
+# kernel (the debug kernel) this also empties the quarantine of freed
+# objects, which count as slab in use until then and would hide or fake
+# a leak; kmemleak frees its records of those objects an RCU grace
+# period later, so the shrink runs twice, a second apart.
+vm_slab_shrink() {
+	local f n=2
+	while [ "$n" -gt 0 ]; do
+		n=$((n - 1))
+		for f in /sys/kernel/slab/*/shrink; do
+			echo 1 >"$f"
+		done 2>/dev/null
+		sleep 1
+	done
+}
+
+# vm_debug_kernel: true on a kernel with kmemleak (the debug kernel of
+# make check-debug, which has KASAN too)
+vm_debug_kernel() {
+	[ -e /sys/kernel/debug/kmemleak ]
+}
+
 # vm_slab_settled: the unreclaimable slab (KiB) once the page cache is
-# dropped and every slab cache has given its empty slabs back; on the
-# debug kernel the shrink also empties KASAN's quarantine of freed
-# objects, which counts as slab and would hide or fake a leak. For
+# dropped and every slab cache is shrunk (vm_slab_shrink). For
 # comparisons across logouts, with no I/O running.
 vm_slab_settled() {
-	local f
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
-	for f in /sys/kernel/slab/*/shrink; do
-		echo 1 >"$f"
-	done 2>/dev/null
-	sleep 2
+	vm_slab_shrink
 	vm_meminfo SUnreclaim
 }
 
