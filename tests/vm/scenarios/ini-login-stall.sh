@@ -25,9 +25,13 @@
 #
 # connect-late and any case after a first one bring iscsid's terminating
 # stop (STOP_CONN_TERM) of a session that is not logged in yet; libiscsi
-# then sends no PDU of it. Our initiator resumes such a session's login
-# at the next bind (drivers/initiator/login.c). The in-tree initiator
-# does not: its row checks that its login fails that way, as the
+# then sends no PDU of it (iscsid: "failed to send a PDU") until the
+# session's replacement timeout, armed at its first failed connection,
+# runs out. Our initiator resumes such a session's login at the next
+# bind (drivers/initiator/login.c): its iscsid must not log that line
+# once. The replacement timeout is set past the row's bound, so neither
+# initiator's login can owe anything to it. The in-tree initiator does
+# not resume: its row checks that its login fails that way, as the
 # reference.
 #
 # usage: ini-login-stall.sh [--cases CASE,...] (default
@@ -56,7 +60,8 @@ vm_iscsid_start
 # first login for initial_login_retry_max login timeouts.
 limit=$((stalls * (timeo + 2) + 40))
 settings=("node.conn[0].timeo.login_timeout=$timeo"
-	"node.session.initial_login_retry_max=$(((limit + 30) / timeo))")
+	"node.session.initial_login_retry_max=$(((limit + 30) / timeo))"
+	"node.session.timeo.replacement_timeout=$((limit + 90))")
 export VM_ISER_TGT_LOGIN_SECS=$((limit + 30))
 t0=$SECONDS
 if [ "$VM_INITIATOR" = intree ]; then
@@ -80,6 +85,9 @@ dev=$(vm_iser_tgt_login "${settings[@]}") || exit 1
 took=$((SECONDS - t0))
 vm_log "logged in after $stall_cases in $took s"
 cat "$out"
+n=$(grep -c 'failed to send a PDU' "$VM_SCEN_DIR/iscsid.log")
+[ "$n" = 0 ] ||
+	vm_fail "iscsid could not send $n Login Request(s): the session was not resumed after a terminating stop"
 [ "$took" -le "$limit" ] ||
 	vm_fail "the login took $took s (at most $limit s)"
 for ((i = 0; i < stalls; i++)); do
