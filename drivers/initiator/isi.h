@@ -186,12 +186,10 @@ struct isi_fr {
  * struct isi_task - per-task data (task->dd_data)
  * @tx: the command or management PDU's Send
  * @fr: registration of the SCSI buffer, or NULL
+ * @sgl: the mapped scatterlist: the command's, or that of @bounce
  * @nents: mapped scatterlist entries, 0 if not mapped
  * @dir: DMA direction of the mapping
- * @sgl: the mapped scatterlist: the command's, or that of @bounce
  * @sg_count: entries of @sgl
- * @bounce: page-aligned copy of the data (ZBVA with a misaligned buffer),
- *	in single pages; @bounce.sgl is NULL when there is none
  * @prev_key: key byte of @fr before this registration
  * @prev_valid: @fr's valid state before this registration
  * @cmd_sent: the SCSI Command was posted
@@ -202,20 +200,26 @@ struct isi_fr {
  * @rsp_resid: that response reported an underflow or an overflow
  * @inv_slot: a send queue slot is held for the LOCAL_INV that follows a
  *	response without remote invalidation
- * @inv_cqe: completion of that LOCAL_INV; the task reference it holds
- *	keeps the command from completing to SCSI until then
  * @pi: @bounce holds the data in the wire layout of protection
  *	information (pi.c)
  * @pi_split: a protected READ's data was handed to the command
+ * @bounce: page-aligned copy of the data (ZBVA with a misaligned buffer),
+ *	in single pages; @bounce.sgl is NULL when there is none
+ * @inv_cqe: completion of that LOCAL_INV; the task reference it holds
+ *	keeps the command from completing to SCSI until then
+ *
+ * libiscsi allocates each task of a session with kzalloc(), &struct
+ * iscsi_task and this together: the fields are ordered without holes so
+ * that the two fit in 512 bytes (504 on 6.1 and 6.12) and take a
+ * kmalloc-512 object, not one of 1 KiB (64 KiB more per session).
  */
 struct isi_task {
 	struct isi_tx		tx;
 	struct isi_fr		*fr;
+	struct scatterlist	*sgl;
 	int			nents;
 	enum dma_data_direction	dir;
-	struct scatterlist	*sgl;
 	int			sg_count;
-	struct sg_table		bounce;
 	u8			prev_key;
 	bool			prev_valid;
 	bool			cmd_sent;
@@ -225,9 +229,10 @@ struct isi_task {
 	bool			rsp_good;
 	bool			rsp_resid;
 	bool			inv_slot;
-	struct ib_cqe		inv_cqe;
 	bool			pi;
 	bool			pi_split;
+	struct sg_table		bounce;
+	struct ib_cqe		inv_cqe;
 };
 
 /**
