@@ -157,8 +157,11 @@ storm_disks() {
 }
 
 # mem_base: the baseline of per_session, before any session: res0,
-# slab0, free0, vmalloc0 and the slab snapshot $VM_SCEN_DIR/slab0
+# slab0, free0, vmalloc0 and the slab snapshot $VM_SCEN_DIR/slab0 (on
+# the debug kernel, with KASAN's quarantine emptied: vm_slab_shrink, as
+# for every reading it is compared with)
 mem_base() {
+	! vm_debug_kernel || vm_slab_shrink
 	res0=$(res_counts)
 	slab0=$(vm_meminfo SUnreclaim)
 	free0=$(vm_meminfo MemFree)
@@ -171,6 +174,7 @@ mem_base() {
 # the slab caches that grew most
 per_session() {
 	local q0 m0 c0 q1 m1 c1 slab free vm
+	! vm_debug_kernel || vm_slab_shrink
 	slab=$(vm_meminfo SUnreclaim)
 	free=$(vm_meminfo MemFree)
 	vm=$(vm_meminfo VmallocUsed)
