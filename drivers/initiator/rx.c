@@ -343,11 +343,6 @@ int isi_rx_init(struct isi_conn *ic)
 				    isi_recv_done);
 }
 
-/*
- * A full-feature receive buffer of exactly @size bytes, rounded up to whole
- * pages only (kmalloc() would round a 256 KiB + 76 byte buffer up to
- * 512 KiB).
- */
 /**
  * isi_rx_count() - how many full-feature receive buffers to post
  * @cmds_max: tasks of the session
@@ -373,7 +368,8 @@ u32 isi_rx_count(u32 cmds_max)
  * maps them for its device and gives them back once its QP is drained
  * (isi_rx_spill_return(): stop_conn, device removal). Only a connection
  * that finds them still lent to an earlier one, or too small for what it
- * negotiated, allocates.
+ * negotiated, allocates. alloc_pages_exact() rounds @size up to whole pages
+ * only, where kmalloc() would round 256 KiB and 76 bytes up to 512 KiB.
  */
 static int isi_rx_spill_get(struct isi_conn *ic, struct isi_host *ih,
 			    u32 size)
